@@ -1,0 +1,114 @@
+"""Inequalities and properties over hypothesis-generated inputs, with shrunk witnesses.
+
+``forall`` asks hypothesis to *find* an input that violates the property. None found within the
+budget gives ``supported`` (with the number of inputs tried); a violation gives ``refuted`` with the
+shrunk witness; inputs that fail the claim's own hypotheses (a strategy bug) or a property that
+cannot decide (returns ``None``) give ``inconclusive``.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+from .claim import Check, Context, Evidence, Status, outcome
+
+Property = Callable[[Any], Any]  # returns bool, or (bool, dict) with numbers for the evidence
+
+
+def _split(result: Any) -> tuple[bool | None, dict]:
+    if isinstance(result, tuple):
+        return result[0], dict(result[1])
+    return result, {}
+
+
+def _show(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _show(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_show(v) for v in x]
+    if isinstance(x, float):
+        return float(repr(x)) if x == x else str(x)
+    if isinstance(x, (int, str, bool)) or x is None:
+        return x
+    return str(x)
+
+
+def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
+           hypothesis: Callable[[Any], bool] | None = None,
+           examples: tuple[int, int] = (200, 2000), kind: str = "INT",
+           describe: str = "") -> Check:
+    """``prop(x)`` for every ``x`` drawn from ``strategy`` (which must satisfy ``hypothesis``).
+
+    ``examples`` is the (quick, full) budget of generated inputs.
+    """
+
+    def run(ctx: Context) -> Evidence:
+        n_examples = ctx.pick(*examples)
+        tried = {"n": 0, "undecided": 0, "bad_input": 0}
+        first_bad: list[Any] = []
+        first_undecided: list[Any] = []
+
+        def violates(x: Any) -> bool:
+            tried["n"] += 1
+            if hypothesis is not None and not hypothesis(x):
+                tried["bad_input"] += 1
+                if not first_bad:
+                    first_bad.append(x)
+                return False
+            ok, _ = _split(prop(x))
+            if ok is None:
+                tried["undecided"] += 1
+                if not first_undecided:
+                    first_undecided.append(x)
+                return False
+            return not ok
+
+        config = settings(max_examples=n_examples, database=None, deadline=None, derandomize=False,
+                          phases=(Phase.generate, Phase.shrink),
+                          suppress_health_check=list(HealthCheck))
+        label = describe or name
+        try:
+            witness = find(strategy, violates, settings=config, random=random.Random(ctx.seed))
+        except (NoSuchExample, Unsatisfiable):
+            witness = None
+        data = {"examples": tried["n"], "seed": ctx.seed, "budget": ctx.budget}
+        if witness is not None:
+            ok, detail = _split(prop(witness))
+            return outcome(Status.REFUTED, f"counterexample (shrunk): {_show(witness)}",
+                           witness=_show(witness), **data, **{k: _show(v) for k, v in detail.items()})
+        if tried["bad_input"]:
+            return outcome(Status.INCONCLUSIVE,
+                           f"{tried['bad_input']} generated inputs violate the claim's hypotheses "
+                           f"(first: {_show(first_bad[0])}); fix the strategy", **data)
+        if tried["undecided"]:
+            return outcome(Status.INCONCLUSIVE,
+                           f"{tried['undecided']} of {tried['n']} inputs could not be decided "
+                           f"(first: {_show(first_undecided[0])}); raise the precision", **data)
+        return outcome(Status.SUPPORTED, f"{label}: no counterexample in {tried['n']} generated inputs",
+                       **data)
+
+    return Check(name, run, kind)
+
+
+def witness(name: str, point: Any, prop: Property, *, kind: str = "INT", exact: bool = False) -> Check:
+    """A property evaluated at one explicit point (typically an erratum's witness).
+
+    With ``exact=True`` (the evaluation is exact or rigorous) a pass is ``proved``; otherwise a pass
+    at a single point is only ``supported``. A failure is ``refuted`` with the point as witness.
+    """
+
+    def run(ctx: Context) -> Evidence:
+        ok, data = _split(prop(point))
+        if ok is None:
+            return outcome(Status.INCONCLUSIVE, f"could not decide at {_show(point)}", **data)
+        if not ok:
+            return outcome(Status.REFUTED, f"fails at the witness {_show(point)}",
+                           witness=_show(point), **data)
+        return outcome(Status.PROVED if exact else Status.SUPPORTED, f"holds at {_show(point)}",
+                       point=_show(point), **data)
+
+    return Check(name, run, kind)

@@ -1,0 +1,188 @@
+"""Exact symbolic checks (sympy), three-valued and time-budgeted.
+
+sympy answers ``True``, ``False`` or "don't know" (``None`` / an unevaluated relation); the last is
+always ``inconclusive`` here, never false. A claimed identity that sympy cannot simplify to zero is
+refuted only by a numeric witness evaluated at 50 digits, so a refutation is always backed by a point.
+"""
+from __future__ import annotations
+
+import contextlib
+import random
+import signal
+import threading
+from typing import Any, Callable, Iterable
+
+import mpmath
+import sympy as sp
+
+from .claim import Check, Context, Evidence, Status, outcome
+
+Buildable = Any  # a sympy object, or a zero-argument callable returning one (built lazily)
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float):
+    """Raise :class:`BudgetExceeded` after ``seconds`` (main thread only; elsewhere unbounded)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_alarm(signum, frame):  # pragma: no cover - timing dependent
+        raise BudgetExceeded(f"sympy gave up after the {seconds:g} s budget")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _build(x: Buildable) -> Any:
+    return x() if callable(x) and not isinstance(x, sp.Basic) else sp.sympify(x)
+
+
+def is_zero(expr: sp.Expr, seconds: float = 20.0) -> bool | None:
+    """Three-valued zero test: True (proved zero), False (proved nonzero), None (unknown)."""
+    with time_budget(seconds):
+        expr = sp.sympify(expr)
+        if expr.is_zero is not None:
+            return expr.is_zero
+        for simp in (sp.expand, sp.cancel, sp.together, sp.simplify):
+            try:
+                e = simp(expr)
+            except Exception:
+                continue
+            if e == 0:
+                return True
+            if e.is_zero is not None:
+                return e.is_zero
+        # rewrite hyperbolic / trig into exponentials: many identities close there
+        try:
+            e = sp.simplify(expr.rewrite(sp.exp))
+            if e == 0:
+                return True
+        except Exception:
+            pass
+    return None
+
+
+def numeric_witness(expr: sp.Expr, seed: int, points: int = 12, dps: int = 50,
+                    domain: dict | None = None) -> tuple[dict, float] | None:
+    """Look for a point where ``expr`` is clearly nonzero; returns (point, |value|) or None.
+
+    ``domain`` maps a symbol name to (lo, hi); defaults respect sympy assumptions (positive ->
+    (0.1, 3)). Points are rationals so that the evaluation is exact up to ``dps`` digits.
+    """
+    expr = sp.sympify(expr)
+    free = sorted(expr.free_symbols, key=lambda s: s.name)
+    funcs = expr.atoms(sp.core.function.AppliedUndef)
+    if funcs:
+        return None  # an unspecified function has no values to test
+    rnd = random.Random(seed)
+    best = None
+    for _ in range(points):
+        point = {}
+        for s in free:
+            lo, hi = (domain or {}).get(s.name, (0.1, 3.0) if s.is_positive or s.is_nonnegative
+                                        else (-3.0, 3.0))
+            point[s] = sp.Rational(rnd.randint(1, 997), 997) * sp.Rational(hi - lo).limit_denominator(10**6) \
+                + sp.Rational(lo).limit_denominator(10**6)
+        try:
+            with mpmath.workdps(dps):
+                value = sp.N(expr.subs(point), dps)
+        except Exception:
+            continue
+        if not value.is_number or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            continue
+        mag = abs(complex(value))
+        if mag > 10.0 ** (-(dps // 2)):
+            if best is None or mag > best[1]:
+                best = ({s.name: str(v) for s, v in point.items()}, mag)
+    return best
+
+
+def identity(name: str, lhs: Buildable, rhs: Buildable = 0, *, seconds: float = 20.0,
+             domain: dict | None = None, why: str = "") -> Check:
+    """``lhs == rhs`` as an exact identity: proved by simplification, refuted by a numeric witness."""
+
+    def run(ctx: Context) -> Evidence:
+        left, right = _build(lhs), _build(rhs)
+        diff = sp.sympify(left) - sp.sympify(right)
+        shown = f"{sp.sstr(left)[:120]} == {sp.sstr(right)[:120]}"
+        try:
+            verdict = is_zero(diff, seconds)
+        except BudgetExceeded as exc:
+            verdict = None
+            shown += f" ({exc})"
+        if verdict is True:
+            return outcome(Status.PROVED, f"exact identity (sympy): {shown}", method="sympy simplify",
+                           why=why)
+        witness = numeric_witness(diff, ctx.seed, domain=domain)
+        if witness is not None:
+            point, mag = witness
+            return outcome(Status.REFUTED, f"identity fails at {point}: |lhs - rhs| = {mag:.3e}",
+                           witness=point, residual=mag, dps=50)
+        if verdict is False:
+            return outcome(Status.REFUTED, f"sympy shows lhs - rhs is nonzero: {shown}",
+                           difference=sp.sstr(sp.simplify(diff))[:200])
+        return outcome(Status.INCONCLUSIVE,
+                       f"sympy could not decide {shown}; no numeric witness either "
+                       f"(raise `seconds` or restate the identity)", method="sympy simplify")
+
+    return Check(name, run, "SYM")
+
+
+def truth(name: str, statement: Buildable, *, seconds: float = 20.0, why: str = "") -> Check:
+    """A closed sympy statement (relational, boolean, or ``bool``): True proved, False refuted,
+    anything sympy leaves undecided is inconclusive."""
+
+    def run(ctx: Context) -> Evidence:
+        try:
+            with time_budget(seconds):
+                value = _build(statement)
+                if isinstance(value, sp.Basic) and not isinstance(value, sp.logic.boolalg.BooleanAtom):
+                    value = sp.simplify(value)
+        except BudgetExceeded as exc:
+            return outcome(Status.INCONCLUSIVE, str(exc))
+        text = sp.sstr(value)[:200]
+        if value is True or value == sp.true:
+            return outcome(Status.PROVED, f"sympy decides the statement true{': ' + why if why else ''}",
+                           method="sympy")
+        if value is False or value == sp.false:
+            return outcome(Status.REFUTED, f"sympy decides the statement false{': ' + why if why else ''}",
+                           method="sympy")
+        return outcome(Status.INCONCLUSIVE, f"sympy left the statement undecided: {text}")
+
+    return Check(name, run, "SYM")
+
+
+def exact_rational(name: str, compute: Callable[[], Any], *, why: str = "") -> Check:
+    """A statement decided by exact rational arithmetic: ``compute()`` returns (bool, data dict)."""
+
+    def run(ctx: Context) -> Evidence:
+        ok, data = compute()
+        status = Status.PROVED if ok else Status.REFUTED
+        return outcome(status, (why or name) + (" holds exactly" if ok else " fails exactly"), **data)
+
+    return Check(name, run, "SYM")
+
+
+def all_of(name: str, checks: Iterable[Check]) -> Check:
+    """One check made of several symbolic sub-checks; the weakest status wins."""
+    checks = tuple(checks)
+
+    def run(ctx: Context) -> Evidence:
+        parts = [c(ctx) for c in checks]
+        worst = min(p.status for p in parts)
+        lines = {p.check: f"{p.status}: {p.summary}" for p in parts}
+        failing = [p for p in parts if p.status == worst]
+        return outcome(worst, f"{len(parts)} parts; weakest: {failing[0].check}: {failing[0].summary}",
+                       parts=lines)
+
+    return Check(name, run, checks[0].kind if checks else "SYM")
