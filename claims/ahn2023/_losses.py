@@ -1,0 +1,135 @@
+"""The catalogue losses of Ahn et al. (2023), spec ``def5`` (§1.2, footnote 2; App. C, Example 1).
+
+Each is a :class:`verify.loss.Loss` with its exact sympy forms and a numba kernel
+``kernel(s, params) -> ℓ'(s)`` for the compiled GD engine. ``beta`` is the exponent of (A2):
+2 for ℓ_rsym and ℓ_sqrt (Example 1), +∞ for ℓ_Hub, β for ℓ_β; unknown (None) for ℓ_logi,
+which is not even, and for ℓ_sym, which is not normalised (ℓ_sym''(0) = 1/4).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numba
+import sympy as sp
+
+from verify.loss import S, Loss
+
+s = S
+
+
+# ---------------------------------------------------------------- numba kernels: (s, params) -> ℓ'(s)
+@numba.njit(cache=True, fastmath=False)
+def _k_tanh(s, p):
+    return math.tanh(s)
+
+
+@numba.njit(cache=True)
+def _k_half_tanh_half(s, p):
+    return 0.5 * math.tanh(0.5 * s)
+
+
+@numba.njit(cache=True)
+def _k_sqrt(s, p):
+    return s / math.sqrt(1.0 + s * s)
+
+
+@numba.njit(cache=True)
+def _k_huber(s, p):
+    if s > 1.0:
+        return 1.0
+    if s < -1.0:
+        return -1.0
+    return s
+
+
+@numba.njit(cache=True)
+def _k_logi(s, p):
+    return -1.0 / (1.0 + math.exp(s))
+
+
+@numba.njit(cache=True)
+def _k_beta(s, p):
+    # p = (c_beta, beta, r_beta^2)
+    if s * s < p[2]:
+        return s * (1.0 - p[0] * abs(s) ** p[1])
+    return 1.0 if s > 0 else -1.0
+
+
+# ---------------------------------------------------------------- the catalogue (def5)
+RSYM = Loss(
+    name="rsym", label=r"\ell_{\mathrm{rsym}}", beta=2.0,
+    l=sp.log(2 * sp.cosh(s)), dl=sp.tanh(s), kernel=_k_tanh,
+    notes="def5.rsym: ℓ_rsym(s) = log(2 cosh s) = ℓ_sym(2s); ℓ' = tanh; (A2) with β = 2, c = 1/4",
+)
+
+SYM = Loss(
+    name="sym", label=r"\ell_{\mathrm{sym}}", beta=None,
+    l=sp.log(1 + sp.exp(-s)) / 2 + sp.log(1 + sp.exp(s)) / 2, dl=sp.tanh(s / 2) / 2,
+    kernel=_k_half_tanh_half,
+    notes="def5.sym: ℓ_sym' = tanh(s/2)/2 and ℓ_sym''(0) = 1/4, so not normalised as (A1) requires",
+)
+
+SQRT = Loss(
+    name="sqrt", label=r"\ell_{\mathrm{sqrt}}", beta=2.0,
+    l=sp.sqrt(1 + s**2), dl=s / sp.sqrt(1 + s**2), kernel=_k_sqrt,
+    notes="def5.sqrt: ℓ_sqrt(s) = sqrt(1 + s^2); (A2) with β = 2, c = 2/5",
+)
+
+HUBER = Loss(
+    name="huber", label=r"\ell_{\mathrm{Hub}}", beta=math.inf,
+    l=sp.Piecewise((s**2 / 2, sp.Abs(s) <= 1), (sp.Abs(s) - sp.Rational(1, 2), True)),
+    dl=sp.Piecewise((s, sp.Abs(s) <= 1), (sp.sign(s), True)), kernel=_k_huber,
+    notes="def5.hub: ℓ_Hub' = s on [-1, 1], sgn s outside; (A2) only with β = +∞",
+)
+
+LOGI = Loss(
+    name="logi", label=r"\ell_{\mathrm{logi}}", beta=None,
+    l=sp.log(1 + sp.exp(-s)), dl=-1 / (1 + sp.exp(s)), kernel=_k_logi,
+    notes="def5.logi: logistic loss log(1 + e^{-s}); not even",
+)
+
+
+def c_beta(beta: sp.Expr) -> sp.Expr:
+    """c_β = (1/(β+1)) (β/(β+1))^β (def5.beta)."""
+    return (beta / (beta + 1)) ** beta / (beta + 1)
+
+
+def r_beta(beta: sp.Expr) -> sp.Expr:
+    """r_β = (β+1)/β, the point where ℓ_β' reaches 1 (def5.beta)."""
+    return (beta + 1) / beta
+
+
+def _exact(beta) -> sp.Expr:
+    if isinstance(beta, sp.Basic):
+        return beta
+    if isinstance(beta, float):
+        return sp.nsimplify(beta, rational=True)
+    return sp.Rational(beta)
+
+
+@lru_cache(maxsize=None)
+def _beta_loss(beta: sp.Expr) -> Loss:
+    c, r = c_beta(beta), r_beta(beta)
+    inner = s * (1 - c * sp.Abs(s) ** beta)
+    dl = sp.Piecewise((inner, s**2 < r**2), (sp.sign(s), True))
+    # ℓ_β(0) = 0 and continuity at |s| = r_β fix the affine tail
+    l_in = s**2 / 2 - c * sp.Abs(s) ** (beta + 2) / (beta + 2)
+    l_out = sp.Abs(s) - r + (r**2 / 2 - c * r ** (beta + 2) / (beta + 2))
+    l = sp.Piecewise((l_in, s**2 < r**2), (l_out, True))
+    return Loss(
+        name=f"beta={beta}", label=rf"\ell_{{\beta={sp.latex(beta)}}}", beta=float(beta),
+        l=l, dl=dl, kernel=_k_beta, params=(float(c), float(beta), float(r**2)),
+        notes=f"def5.beta with β = {beta}: c_β = {c}, r_β = {r}",
+    )
+
+
+def beta_loss(beta) -> Loss:
+    """ℓ_β (def5.beta), with β kept exact (a sympy Rational) where it is given as int/str/Rational."""
+    beta = _exact(beta)
+    if not (beta > 1):
+        raise ValueError(f"ℓ_β needs β > 1, got {beta}")
+    return _beta_loss(beta)
+
+
+CATALOGUE = {"rsym": RSYM, "sym": SYM, "sqrt": SQRT, "huber": HUBER, "logi": LOGI}
