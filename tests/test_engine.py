@@ -1,0 +1,161 @@
+"""Unit tests of the claim engine: verdict scale, check constructors, seeds, rendering."""
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import strategies as st
+
+from verify import Check, Claim, Context, Evidence, Paper, Planted, Status, run_claim, run_planted
+from verify import asymptotic, sampling, symbolic
+from verify.claim import derive_seed, meets, outcome, select, dependency_order
+from verify.render import render_evidence, render_evidence_markdown
+
+PAPER = Paper("toy", "a toy paper")
+s, x = sp.symbols("s x", real=True)
+
+
+def ctx(seed=1, budget="quick"):
+    return Context(seed, budget)
+
+
+def test_status_order_and_parse():
+    assert Status.REFUTED < Status.INCONCLUSIVE < Status.SUPPORTED < Status.PROVED
+    assert Status.parse("Proved") is Status.PROVED
+    with pytest.raises(ValueError, match="unknown verdict"):
+        Status.parse("true")
+
+
+def test_meets_expectation():
+    assert meets("supported", Status.PROVED) and not meets("proved", Status.SUPPORTED)
+    assert meets("refuted", Status.REFUTED) and not meets("refuted", Status.INCONCLUSIVE)
+    assert not meets("supported", Status.INCONCLUSIVE)
+
+
+def test_seed_derivation_is_stable_and_separates_checks():
+    a = derive_seed(0, "ahn2023.thm2", "rate")
+    assert a == derive_seed(0, "ahn2023.thm2", "rate")
+    assert a != derive_seed(0, "ahn2023.thm2", "upper") != derive_seed(1, "ahn2023.thm2", "rate")
+    assert 0 <= a < 2**63
+
+
+def test_identity_proved_refuted_inconclusive():
+    ok = symbolic.identity("tanh", sp.diff(sp.log(2 * sp.cosh(s)), s), sp.tanh(s))(ctx())
+    assert ok.status is Status.PROVED
+    bad = symbolic.identity("tanh2", sp.diff(sp.log(2 * sp.cosh(s)), s), sp.tanh(2 * s))(ctx())
+    assert bad.status is Status.REFUTED and "witness" in bad.data
+    f = sp.Function("f")
+    unknown = symbolic.identity("opaque", f(s), f(s) + sp.Integer(0) * s + 1 - 1 + sp.sin(s) ** 2
+                                + sp.cos(s) ** 2 - 1)(ctx())
+    assert unknown.status is Status.PROVED
+
+
+def test_truth_none_is_inconclusive_never_false():
+    p = sp.Symbol("p")  # unknown sign: sympy cannot decide p > 0
+    ev = symbolic.truth("sign", lambda: p > 0)(ctx())
+    assert ev.status is Status.INCONCLUSIVE
+    assert symbolic.truth("pi", lambda: sp.pi > 3)(ctx()).status is Status.PROVED
+    assert symbolic.truth("pi", lambda: sp.pi < 3)(ctx()).status is Status.REFUTED
+
+
+def test_forall_supported_and_shrunk_witness():
+    good = sampling.forall("tanh<=|s|", st.floats(-10, 10), lambda v: abs(np.tanh(v)) <= abs(v))
+    ev = good(ctx())
+    assert ev.status is Status.SUPPORTED and ev.data["examples"] >= 100
+    bad = sampling.forall("s^2<=s", st.floats(0, 10), lambda v: v * v <= v)
+    ev = bad(ctx())
+    assert ev.status is Status.REFUTED
+    assert ev.data["witness"] > 1  # shrunk to a small violating value
+    assert ev.data["witness"] <= 2
+
+
+def test_forall_bad_inputs_and_undecided_are_inconclusive():
+    strat = st.floats(-1, 1)
+    ev = sampling.forall("h", strat, lambda v: True, hypothesis=lambda v: v > 0)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and "hypotheses" in ev.summary
+    ev = sampling.forall("u", strat, lambda v: None)(ctx())
+    assert ev.status is Status.INCONCLUSIVE
+
+
+def test_forall_is_reproducible():
+    bad = sampling.forall("s^3<=1", st.floats(-5, 5), lambda v: v ** 3 <= 1)
+    assert bad(ctx(7)).data == bad(ctx(7)).data
+
+
+def test_rate_fit_recovers_exponent_and_refutes_wrong_one():
+    eta = asymptotic.geometric_grid(1e-3, 1e-1, 10)
+    noise = 1 + 0.01 * np.sin(np.arange(10))
+    measure = lambda c: asymptotic.Series(eta, 3.0 * eta ** 0.5 * noise)
+    ev = asymptotic.rate("p", measure, 0.5, 0.05)(ctx())
+    assert ev.status is Status.SUPPORTED
+    assert abs(ev.data["slope"] - 0.5) < 0.01 and abs(ev.data["constant"] - 3.0) < 0.1
+    assert asymptotic.rate("p", measure, 1.0, 0.05)(ctx()).status is Status.REFUTED
+    assert asymptotic.rate("p", measure, 0.3, 0.05, mode="at_least")(ctx()).status is Status.SUPPORTED
+
+
+def test_rate_with_log_factor():
+    eta = asymptotic.geometric_grid(1e-4, 1e-1, 12)
+    measure = lambda c: asymptotic.Series(eta, np.log(1 / eta) / eta ** 2)
+    ev = asymptotic.rate("T", measure, -2.0, 0.05, log_factor=lambda e: np.log(1 / e))(ctx())
+    assert ev.status is Status.SUPPORTED
+    assert asymptotic.rate("T", measure, -2.0, 0.05)(ctx()).status is Status.REFUTED
+
+
+def test_rate_noisy_or_short_is_inconclusive():
+    eta = asymptotic.geometric_grid(1e-2, 2e-2, 6)
+    rng = np.random.default_rng(0)
+    measure = lambda c: asymptotic.Series(eta, eta * np.exp(rng.normal(0, 1, 6)))
+    assert asymptotic.rate("p", measure, 1.0, 0.05)(ctx()).status is Status.INCONCLUSIVE
+    nan = lambda c: asymptotic.Series(eta, np.full(6, np.nan))
+    ev = asymptotic.rate("p", nan, 1.0, 0.05)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and ev.data["dropped_points"] == 6
+
+
+def test_bounded_ratio():
+    eta = asymptotic.geometric_grid(1e-4, 1e-1, 10)
+    bounded = lambda c: asymptotic.Series(eta, 2 + eta)
+    blowing = lambda c: asymptotic.Series(eta, eta ** -0.5)
+    assert asymptotic.bounded("O", bounded, 0.1)(ctx()).status is Status.SUPPORTED
+    assert asymptotic.bounded("O", blowing, 0.1)(ctx()).status is Status.REFUTED
+    assert asymptotic.bounded("Om", blowing, 0.1, side="lower")(ctx()).status is Status.SUPPORTED
+
+
+def test_crashing_check_is_inconclusive_not_pass():
+    def boom(c):
+        raise ZeroDivisionError("x")
+    ev = Check("boom", boom)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and "ZeroDivisionError" in ev.summary
+
+
+def _claim(id_, checks, planted=(), **kw):
+    return Claim(id=id_, source=PAPER.at("Lemma 0"), title="t", statement="s", checks=checks,
+                 planted=planted, **kw)
+
+
+def test_claim_takes_weakest_verdict_and_validates():
+    proved = Check("a", lambda c: outcome(Status.PROVED, "x"))
+    supported = Check("b", lambda c: outcome(Status.SUPPORTED, "y", n=3))
+    r = run_claim(_claim("toy.lem1", (proved, supported)))
+    assert r.verdict is Status.SUPPORTED
+    assert json.loads(json.dumps(r.to_json()))["evidence"][1]["data"] == {"n": 3}
+    with pytest.raises(ValueError, match="at least one check"):
+        _claim("toy.lem2", ())
+    with pytest.raises(ValueError, match="expect"):
+        _claim("toy.lem3", (proved,), expect="true")
+
+
+def test_planted_and_selection_and_order():
+    wrong = Check("w", lambda c: outcome(Status.REFUTED, "no"))
+    a = _claim("toy.lem1", (wrong,), planted=(Planted("p1", "wrong", wrong),), expect="refuted")
+    b = _claim("toy.thm1", (wrong,), uses=("toy.lem1",), expect="refuted")
+    assert run_planted(a, a.planted[0]).status is Status.REFUTED
+    assert select([a, b], ["toy.thm1"]) == [b]
+    assert select([a, b], ["toy"]) == [a, b]
+    assert dependency_order([b, a]) == [a, b]
+
+
+def test_rendering_shows_numbers():
+    ev = Evidence("rate", Status.SUPPORTED, "fitted", {"slope": 0.49871, "series": [[1, 2]] * 20})
+    text = render_evidence([ev])
+    assert "slope=0.49871" in text and "series" not in text
+    assert "| `rate` | **supported** |" in render_evidence_markdown([ev])

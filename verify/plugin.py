@@ -1,0 +1,142 @@
+"""pytest plugin: every claim under ``claims/`` is a test item, and so is every planted error.
+
+- ``<claim id>`` passes when the claim's verdict meets its expectation (``proved``/``supported``
+  claims must reach it; erratum claims with ``expect="refuted"`` pass only while refuted);
+  an ``inconclusive`` verdict fails and the message names the knob to turn.
+- ``<claim id>#<tag>`` (a planted error) passes only when the engine refutes it.
+
+Options: ``--verify-seed N`` (default 0) and ``--verify-budget quick|full`` (default quick).
+Enabled through ``addopts = "-p verify.plugin"`` in pyproject.toml.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from .claim import BUDGETS, Claim, Planted, Result, Status, claims_in_module, run_claim, run_planted
+from .render import render_evidence
+
+_RESULTS_KEY = pytest.StashKey[Counter]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("verify", "eos-theorem-checker claim verification")
+    group.addoption("--verify-seed", type=int, default=0,
+                    help="run seed; each check derives its own stream from it (default 0)")
+    group.addoption("--verify-budget", choices=BUDGETS, default="quick",
+                    help="quick (default, CI-sized) or full (the report's budget)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RESULTS_KEY] = Counter()
+    config.addinivalue_line("markers", "claim: a catalogue claim")
+    config.addinivalue_line("markers", "planted: a planted error that must be refuted")
+
+
+def _module_name(path: Path) -> str | None:
+    parts = path.with_suffix("").parts
+    if "claims" not in parts:
+        return None
+    i = len(parts) - 1 - parts[::-1].index("claims")
+    return ".".join(parts[i:])
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if (file_path.suffix == ".py" and not file_path.name.startswith("_")
+            and _module_name(file_path) is not None):
+        return ClaimFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ClaimFile(pytest.File):
+    def collect(self):
+        import importlib
+
+        module = importlib.import_module(_module_name(self.path))
+        for claim in claims_in_module(module):
+            yield ClaimItem.from_parent(self, name=claim.id, claim=claim)
+            for planted in claim.planted:
+                yield PlantedItem.from_parent(self, name=f"{claim.id}#{planted.tag}", claim=claim,
+                                              planted=planted)
+
+
+class ClaimFailure(Exception):
+    pass
+
+
+def _options(config: pytest.Config) -> tuple[int, str]:
+    return config.getoption("--verify-seed"), config.getoption("--verify-budget")
+
+
+class ClaimItem(pytest.Item):
+    def __init__(self, *, claim: Claim, **kwargs):
+        super().__init__(**kwargs)
+        self.claim = claim
+        self.add_marker(pytest.mark.claim)
+        if claim.expect == "unchecked":
+            self.add_marker(pytest.mark.skip(reason=f"{claim.status}: recorded, not checked"))
+
+    def runtest(self) -> None:
+        seed, budget = _options(self.config)
+        result = run_claim(self.claim, seed=seed, budget=budget)
+        self.config.stash[_RESULTS_KEY][str(result.verdict)] += 1
+        self.user_properties.append(("verdict", str(result.verdict)))
+        if not result.meets_expectation:
+            raise ClaimFailure(_explain(result, seed, budget))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ClaimFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, 0, f"claim {self.claim.id}"
+
+
+class PlantedItem(pytest.Item):
+    def __init__(self, *, claim: Claim, planted: Planted, **kwargs):
+        super().__init__(**kwargs)
+        self.claim = claim
+        self.planted = planted
+        self.add_marker(pytest.mark.planted)
+
+    def runtest(self) -> None:
+        seed, budget = _options(self.config)
+        evidence = run_planted(self.claim, self.planted, seed=seed, budget=budget)
+        if evidence.status != Status.REFUTED:
+            raise ClaimFailure(
+                f"planted error {self.claim.id}#{self.planted.tag} ({self.planted.description}) was NOT "
+                f"refuted: the check cannot tell the wrong statement from the right one.\n"
+                + render_evidence([evidence])
+                + f"\n(seed {seed}, budget {budget})")
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ClaimFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, 0, f"planted error {self.claim.id}#{self.planted.tag}"
+
+
+def _explain(result: Result, seed: int, budget: str) -> str:
+    claim = result.claim
+    head = (f"{claim.id}: verdict {result.verdict}, expected {claim.expect} "
+            f"({claim.title}; {claim.source})")
+    hint = ""
+    if result.verdict == Status.INCONCLUSIVE:
+        hint = ("\nThe evidence could not decide. Try `--verify-budget full`, or the knob named "
+                "in the summary above (grid, precision, step budget).")
+    elif claim.expect == "refuted":
+        hint = "\nThis erratum claim encodes a printed misprint; it must stay refuted."
+    return f"{head}\n{render_evidence(result.evidence)}\n(seed {seed}, budget {budget}){hint}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    counts = config.stash.get(_RESULTS_KEY, Counter())
+    if counts:
+        order = ["proved", "supported", "inconclusive", "refuted"]
+        text = ", ".join(f"{counts[k]} {k}" for k in order if counts[k])
+        terminalreporter.write_line(f"claim verdicts: {text}")

@@ -1,0 +1,69 @@
+"""One rendering of evidence, shared by pytest failure text, the CLI and the markdown reports."""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping
+
+from .claim import Evidence
+
+# keys whose values are long series: shown in figures / JSON, not in one-line tables
+_BULKY = {"series", "parts", "points_detail", "trajectory"}
+
+
+def format_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value == 0:
+            return "0"
+        if 1e-3 <= abs(value) < 1e5:
+            return f"{value:.6g}"
+        return f"{value:.4e}"
+    if isinstance(value, (list, tuple)):
+        if len(value) > 8:
+            return f"[{len(value)} values]"
+        return "[" + ", ".join(format_number(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{k}={format_number(v)}" for k, v in list(value.items())[:8])
+        return "{" + inner + ("…" if len(value) > 8 else "") + "}"
+    text = str(value)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def data_line(data: Mapping[str, Any]) -> str:
+    return "; ".join(f"{k}={format_number(v)}" for k, v in data.items() if k not in _BULKY)
+
+
+def render_evidence(evidence: Iterable[Evidence]) -> str:
+    """Plain text: one block per check (verdict, summary, numbers)."""
+    lines = []
+    for e in evidence:
+        lines.append(f"  [{e.status}] {e.check}: {e.summary}")
+        numbers = data_line(e.data)
+        if numbers:
+            lines.append(f"      {numbers}")
+        parts = e.data.get("parts") if isinstance(e.data, Mapping) else None
+        if isinstance(parts, Mapping):
+            for k, v in parts.items():
+                lines.append(f"      - {k}: {v}")
+    return "\n".join(lines)
+
+
+def markdown_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_evidence_markdown(evidence: Iterable[Evidence]) -> str:
+    rows = ["| check | verdict | summary | numbers |", "|---|---|---|---|"]
+    for e in evidence:
+        rows.append(f"| `{e.check}` | **{e.status}** | {markdown_cell(e.summary)} | "
+                    f"{markdown_cell(data_line(e.data))} |")
+        parts = e.data.get("parts") if isinstance(e.data, Mapping) else None
+        if isinstance(parts, Mapping):
+            for k, v in parts.items():
+                rows.append(f"| &nbsp;&nbsp;↳ `{k}` | | {markdown_cell(v)} | |")
+    return "\n".join(rows)
