@@ -159,3 +159,14 @@ def test_rendering_shows_numbers():
     text = render_evidence([ev])
     assert "slope=0.49871" in text and "series" not in text
     assert "| `rate` | **supported** |" in render_evidence_markdown([ev])
+
+
+def test_identity_with_unspecified_function_is_refuted_by_a_jet_witness():
+    f = sp.Function("f")
+    y = sp.Symbol("y", real=True)
+    grad = sp.diff(f(x * y), x)  # y f'(xy)
+    assert symbolic.identity("ok", grad, y * sp.diff(f(s), s).subs(s, x * y))(ctx()).status \
+        is Status.PROVED
+    ev = symbolic.identity("two", grad, 2 * y * sp.diff(f(s), s).subs(s, x * y))(ctx())
+    assert ev.status is Status.REFUTED
+    assert symbolic.identity("shift", f(x), f(x + 1))(ctx()).status is Status.REFUTED

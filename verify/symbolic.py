@@ -72,30 +72,70 @@ def is_zero(expr: sp.Expr, seconds: float = 20.0) -> bool | None:
     return None
 
 
+def _unknown_function_jets(expr: sp.Expr) -> list[sp.Expr]:
+    """Outermost occurrences of unspecified functions and their derivatives (f(a), f'(a) via Subs)."""
+    jets: list[sp.Expr] = []
+
+    def walk(node: sp.Basic) -> None:
+        if isinstance(node, (sp.Subs, sp.Derivative)) and node.atoms(sp.core.function.AppliedUndef):
+            jets.append(node)
+            return
+        if isinstance(node, sp.core.function.AppliedUndef):
+            jets.append(node)
+            return
+        for arg in node.args:
+            walk(arg)
+
+    walk(expr)
+    return list(dict.fromkeys(jets))
+
+
+def _jet_key(jet: sp.Expr, point: dict) -> tuple:
+    """Identify a jet by its shape and the numeric point where it is evaluated."""
+    if isinstance(jet, sp.Subs):
+        shape, where = sp.srepr(jet.expr), jet.point
+    elif isinstance(jet, sp.Derivative):
+        shape, where = sp.srepr(jet.expr.func) + str(jet.variable_count), jet.expr.args
+    else:
+        shape, where = jet.func.__name__, jet.args
+    values = tuple(sp.N(sp.sympify(w).subs(point), 30) for w in where)
+    return shape, tuple(str(v) for v in values)
+
+
 def numeric_witness(expr: sp.Expr, seed: int, points: int = 12, dps: int = 50,
                     domain: dict | None = None) -> tuple[dict, float] | None:
     """Look for a point where ``expr`` is clearly nonzero; returns (point, |value|) or None.
 
     ``domain`` maps a symbol name to (lo, hi); defaults respect sympy assumptions (positive ->
-    (0.1, 3)). Points are rationals so that the evaluation is exact up to ``dps`` digits.
+    (0.1, 3)). Points are rationals so that the evaluation is exact up to ``dps`` digits. An
+    unspecified function (``sp.Function('f')``) gets an independent random value for each distinct
+    (derivative order, numeric argument): a statement "for every f" fails if it fails for some
+    choice of finitely many jets, since a smooth f realises any such choice.
     """
     expr = sp.sympify(expr)
+    jets = _unknown_function_jets(expr)
     free = sorted(expr.free_symbols, key=lambda s: s.name)
-    funcs = expr.atoms(sp.core.function.AppliedUndef)
-    if funcs:
-        return None  # an unspecified function has no values to test
     rnd = random.Random(seed)
+
+    def draw(lo, hi):
+        return sp.Rational(rnd.randint(1, 997), 997) * sp.Rational(hi - lo).limit_denominator(10**6) \
+            + sp.Rational(lo).limit_denominator(10**6)
+
     best = None
     for _ in range(points):
         point = {}
         for s in free:
             lo, hi = (domain or {}).get(s.name, (0.1, 3.0) if s.is_positive or s.is_nonnegative
                                         else (-3.0, 3.0))
-            point[s] = sp.Rational(rnd.randint(1, 997), 997) * sp.Rational(hi - lo).limit_denominator(10**6) \
-                + sp.Rational(lo).limit_denominator(10**6)
+            point[s] = draw(lo, hi)
         try:
+            jet_values: dict = {}
+            replace = {}
+            for jet in jets:
+                key = _jet_key(jet, point)
+                replace[jet] = jet_values.setdefault(key, draw(-3.0, 3.0))
             with mpmath.workdps(dps):
-                value = sp.N(expr.subs(point), dps)
+                value = sp.N(expr.xreplace(replace).subs(point), dps)
         except Exception:
             continue
         if not value.is_number or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
@@ -103,7 +143,9 @@ def numeric_witness(expr: sp.Expr, seed: int, points: int = 12, dps: int = 50,
         mag = abs(complex(value))
         if mag > 10.0 ** (-(dps // 2)):
             if best is None or mag > best[1]:
-                best = ({s.name: str(v) for s, v in point.items()}, mag)
+                shown = {s.name: str(v) for s, v in point.items()}
+                shown.update({sp.sstr(j): str(v) for j, v in replace.items()})
+                best = (shown, mag)
     return best
 
 
