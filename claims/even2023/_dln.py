@@ -1,0 +1,755 @@
+"""Diagonal linear network β = u ⊙ v trained by (S)GD on least squares (even2023, eqs. (1)-(3)).
+
+Two paths compute the same dynamics u_{k+1} = u_k − s_k ⊙ v_k, v_{k+1} = v_k − s_k ⊙ u_k with
+s_k = γ_k ∇L_{B_k}(β_k), from (u_0, v_0) = (√2 α, 0):
+
+* :func:`run_lanes` — float64, compiled with numba, many constant stepsizes / batch seeds ("lanes")
+  per call. Gains and tilts are accumulated in the log domain (ln α_{±,k}), with the series of
+  q_± for small |s| (spec §0.6), so large gains never underflow.
+* :func:`run_hp` — high precision on the exact rational data (the float64 data are dyadic rationals,
+  so a high-precision run is an exact model of *some* dataset). The arithmetic is python-flint's
+  arb at ``prec`` bits with every result rounded to its midpoint after each operation, i.e. an
+  ordinary correctly-rounded P-digit floating-point model, ~15x faster than pure mpmath; results are
+  handed over as mpmath ``mpf`` values. ``tests/test_even2023_dln.py`` cross-checks it against the
+  pure-mpmath reference :func:`run_mpmath_reference`. Any scalar schedule (constant, decaying,
+  AdaGrad-norm, AdaDelta-type, random) and the coordinate-wise diagonal AdaGrad (the counterexample
+  of ``thm1.scalar``) are supported.
+
+Outcomes are explicit: ``converged``, ``stalled`` (budget exhausted), ``blown_up`` (overflow / NaN)
+or ``hit_pm1`` (some s_{k,i} = ±1 exactly; α_{±} vanish and Theorem 1's objects are undefined).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import mpmath
+import numpy as np
+from numba import njit
+
+from verify.bench import benchmark
+
+CONVERGED, STALLED, BLOWN_UP, HIT_PM1 = 0, 1, 2, 3
+OUTCOMES = ("converged", "stalled", "blown_up", "hit_pm1")
+
+
+# --------------------------------------------------------------------------- problems
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """Data (X, y) with n < d, an initialisation scale α ∈ ℝ^d_{>0}, and the teacher if known.
+
+    All arrays are float64; in high precision they are read as the exact dyadic rationals they are.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    alpha: np.ndarray
+    teacher: np.ndarray | None = None
+    label: str = ""
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[1]
+
+    def with_alpha(self, alpha) -> "Problem":
+        a = np.broadcast_to(np.asarray(alpha, float), (self.d,)).copy()
+        return Problem(self.X, self.y, a, self.teacher, self.label)
+
+    def describe(self) -> dict:
+        return {"n": self.n, "d": self.d, "label": self.label,
+                "alpha_min": float(self.alpha.min()), "alpha_max": float(self.alpha.max())}
+
+
+def sparse_problem(n: int, d: int, s: int, alpha: float, seed: int, sigma: float = 1.0,
+                   teacher: Sequence[float] | None = None, label: str = "") -> Problem:
+    """Spec §8 E0: X with i.i.d. N(0, σ²) entries; noiseless y = Xβ*; support uniformly random with
+    N(0, 1) entries unless ``teacher`` (placed on the first coordinates) is given."""
+    rng = np.random.default_rng(seed)
+    X = sigma * rng.standard_normal((n, d))
+    b = np.zeros(d)
+    if teacher is None:
+        supp = rng.choice(d, size=s, replace=False)
+        b[supp] = rng.standard_normal(s)
+    else:
+        b[: len(teacher)] = teacher
+    y = X @ b
+    return Problem(X, y, np.full(d, float(alpha)), b, label or f"gauss(n={n},d={d},s={s},seed={seed})")
+
+
+@lru_cache(maxsize=None)
+def e1_problem(seed: int = 0) -> Problem:
+    """E1 (Figure 1, [M]): n = 20, d = 30, s = 3, α = 0.1, Gaussian X, random 3-sparse teacher."""
+    return sparse_problem(20, 30, 3, 0.1, seed=1000 + seed, label=f"E1(seed={seed})")
+
+
+@lru_cache(maxsize=None)
+def e3_problem(seed: int = 0) -> Problem:
+    """E3 (Theorem 1 at high precision): n = 5, d = 10, teacher (1, −0.7, 0, …), α = 0.2."""
+    return sparse_problem(5, 10, 2, 0.2, seed=3000 + seed, teacher=(1.0, -0.7),
+                          label=f"E3(seed={seed})")
+
+
+def l1_interpolator(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """β*_{ℓ1} = argmin_{Xβ=y} ‖β‖₁ by LP (β = p − m, p, m ≥ 0)."""
+    from scipy.optimize import linprog
+
+    n, d = X.shape
+    res = linprog(np.ones(2 * d), A_eq=np.hstack([X, -X]), b_eq=y, bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"LP for the l1 interpolator failed: {res.message}")
+    return res.x[:d] - res.x[d:]
+
+
+# --------------------------------------------------------------------------- q, q_± (def8)
+
+def q_plus_minus(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(q_+(s), q_−(s)) in float64: series 2Σ_{j≥2}(±s)^j/j for |s| < 0.05, logs otherwise."""
+    s = np.asarray(s, float)
+    return _qpm_vec(s)
+
+
+@njit(cache=True)
+def _qpm(s):
+    a = abs(s)
+    if a < 0.05:
+        s2 = s * s
+        even = 0.0
+        odd = 0.0
+        p = s2
+        for j in range(1, 8):  # terms s^(2j)/(2j) and s^(2j+1)/(2j+1), up to s^15
+            even += p / (2 * j)
+            odd += p * s / (2 * j + 1)
+            p *= s2
+        return 2.0 * (even + odd), 2.0 * (even - odd)
+    return -2.0 * s - 2.0 * math.log(abs(1.0 - s)), 2.0 * s - 2.0 * math.log(abs(1.0 + s))
+
+
+@njit(cache=True)
+def _qpm_vec(s):
+    qp = np.empty(s.shape)
+    qm = np.empty(s.shape)
+    flat = s.ravel()
+    qpf = qp.ravel()
+    qmf = qm.ravel()
+    for i in range(flat.shape[0]):
+        qpf[i], qmf[i] = _qpm(flat[i])
+    return qp, qm
+
+
+# --------------------------------------------------------------------------- float64 lanes
+
+@dataclass(frozen=True)
+class Lanes:
+    """Per-lane results of :func:`run_lanes` (lane = one stepsize and batch seed)."""
+
+    gammas: np.ndarray
+    b: int
+    status: np.ndarray          # CONVERGED / STALLED / BLOWN_UP / HIT_PM1
+    steps: np.ndarray           # K: iterations done
+    u: np.ndarray               # (L, d) final iterates
+    v: np.ndarray
+    ln_ap: np.ndarray           # ln α_{+,K}
+    ln_am: np.ndarray           # ln α_{−,K}
+    gain: np.ndarray            # Σ_k q(s_k) = ln(α²/α_K²)
+    sum_s2: np.ndarray          # Σ_k s_k² per coordinate
+    max_abs_s: np.ndarray       # m = sup_k ‖s_k‖_∞
+    sum_loss: np.ndarray        # GD: Σ_k L(β_k); SGD: Σ_k L_{B_k}(β_k)
+    bounces: np.ndarray         # GD: #{k : L(β_{k+1}) > L(β_k)}
+    final_loss: np.ndarray
+    first_loss: np.ndarray
+    gain_snapshots: np.ndarray  # (L, J, d): Gain^{(2^j)} for j = 0..J−1 (0 if the run was shorter)
+    loss_window: np.ndarray     # (L, W): the last W full losses (GD), oldest first
+    sum_grad_curv: np.ndarray   # (L, 2): Σ_k 2γ² λ_min/max(H_B) L_B(β_k) (batch curvature window)
+
+    @property
+    def beta(self) -> np.ndarray:
+        return self.u * self.v
+
+    @property
+    def phi(self) -> np.ndarray:
+        """φ_K = ½ ln(α_{+,K}/α_{−,K})."""
+        return 0.5 * (self.ln_ap - self.ln_am)
+
+    @property
+    def ln_alpha2(self) -> np.ndarray:
+        """ln α_K² = ln α_{+,K} + ln α_{−,K}."""
+        return self.ln_ap + self.ln_am
+
+    def outcome(self, i: int) -> str:
+        return OUTCOMES[int(self.status[i])]
+
+
+@njit(cache=True)
+def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
+                  lam_batch):
+    L = gammas.shape[0]
+    n, d = X.shape
+    status = np.full(L, 1, np.int64)
+    steps = np.zeros(L, np.int64)
+    U = np.zeros((L, d))
+    V = np.zeros((L, d))
+    LP = np.zeros((L, d))
+    LM = np.zeros((L, d))
+    GAIN = np.zeros((L, d))
+    S2 = np.zeros((L, d))
+    MAXS = np.zeros(L)
+    SUML = np.zeros(L)
+    BOUNCE = np.zeros(L, np.int64)
+    FINAL = np.zeros(L)
+    FIRST = np.zeros(L)
+    SNAP = np.zeros((L, n_snap, d))
+    WIN = np.full((L, window), np.nan)
+    CURV = np.zeros((L, 2))
+    ln_alpha = np.log(alpha)
+    r = np.empty(n)
+    g = np.empty(d)
+    perm = np.arange(n)
+    full = b >= n
+    for lane in range(L):
+        np.random.seed(seeds[lane])
+        gamma = gammas[lane]
+        u = math.sqrt(2.0) * alpha.copy()
+        v = np.zeros(d)
+        lp = ln_alpha.copy()
+        lm = ln_alpha.copy()
+        gain = np.zeros(d)
+        s2 = np.zeros(d)
+        maxs = 0.0
+        suml = 0.0
+        prev = np.inf
+        bounces = 0
+        L0 = 0.5 * np.sum(y * y) / n
+        FIRST[lane] = L0
+        last_full = L0
+        wpos = 0
+        loss = L0
+        st = STALLED_CODE
+        k = 0
+        while k < max_steps:
+            beta = u * v
+            # full loss: every step for GD, every `check_every` steps for SGD
+            if full or k % check_every == 0:
+                for i in range(n):
+                    acc = -y[i]
+                    for j in range(d):
+                        acc += X[i, j] * beta[j]
+                    r[i] = acc
+                loss = 0.5 * np.sum(r * r) / n
+                if not np.isfinite(loss) or loss > 1e250:
+                    st = BLOWN_CODE
+                    last_full = loss
+                    break
+                last_full = loss
+                if full:
+                    suml += loss
+                    if loss > prev:
+                        bounces += 1
+                    prev = loss
+                    WIN[lane, wpos % window] = loss
+                    wpos += 1
+                if loss <= tol_rel * L0:
+                    st = CONVERGED_CODE
+                    break
+            # the batch: uniform b-subset (partial Fisher-Yates), independent over k
+            for j in range(d):
+                g[j] = 0.0
+            if full:
+                for i in range(n):
+                    for j in range(d):
+                        g[j] += r[i] * X[i, j]
+                for j in range(d):
+                    g[j] /= n
+                lb = loss
+            else:
+                for t in range(b):
+                    jj = t + np.random.randint(n - t)
+                    tmp = perm[t]
+                    perm[t] = perm[jj]
+                    perm[jj] = tmp
+                lb = 0.0
+                for t in range(b):
+                    i = perm[t]
+                    acc = -y[i]
+                    for j in range(d):
+                        acc += X[i, j] * beta[j]
+                    lb += 0.5 * acc * acc / b
+                    for j in range(d):
+                        g[j] += acc * X[i, j] / b
+                suml += lb
+            # batch curvature window (eq10.batch): only for b = 1 or GD, where λ's are known
+            CURV[lane, 0] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 0] * lb
+            CURV[lane, 1] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 1] * lb
+            hit = False
+            for j in range(d):
+                s = gamma * g[j]
+                if s == 1.0 or s == -1.0:
+                    hit = True
+                a = abs(s)
+                if a > maxs:
+                    maxs = a
+                qp, qm = _qpm(s)
+                lp[j] -= 0.5 * qp
+                lm[j] -= 0.5 * qm
+                gain[j] += 0.5 * (qp + qm)
+                s2[j] += s * s
+                uj = u[j]
+                u[j] = uj - s * v[j]
+                v[j] = v[j] - s * uj
+            k += 1
+            if hit:
+                st = HIT_CODE
+                break
+            if not np.isfinite(maxs) or maxs > 1e120:
+                st = BLOWN_CODE
+                break
+            # partial gains Gain^{(2^j)} for obs1
+            kk = k
+            jpow = 0
+            while kk > 1 and kk % 2 == 0:
+                kk //= 2
+                jpow += 1
+            if kk == 1 and jpow < n_snap:
+                SNAP[lane, jpow, :] = gain
+        if st == STALLED_CODE and not full:
+            # final full loss for the SGD classification
+            beta = u * v
+            for i in range(n):
+                acc = -y[i]
+                for j in range(d):
+                    acc += X[i, j] * beta[j]
+                r[i] = acc
+            last_full = 0.5 * np.sum(r * r) / n
+            if last_full <= tol_rel * L0:
+                st = CONVERGED_CODE
+        status[lane] = st
+        steps[lane] = k
+        U[lane] = u
+        V[lane] = v
+        LP[lane] = lp
+        LM[lane] = lm
+        GAIN[lane] = gain
+        S2[lane] = s2
+        MAXS[lane] = maxs
+        SUML[lane] = suml
+        BOUNCE[lane] = bounces
+        FINAL[lane] = last_full
+        # unroll the ring buffer (oldest first)
+        if wpos > 0:
+            tmpw = WIN[lane].copy()
+            for t in range(window):
+                WIN[lane, t] = tmpw[(wpos + t) % window]
+    return status, steps, U, V, LP, LM, GAIN, S2, MAXS, SUML, BOUNCE, FINAL, FIRST, SNAP, WIN, CURV
+
+
+CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_UP, HIT_PM1
+
+
+def batch_curvatures(X: np.ndarray, b: int) -> np.ndarray:
+    """(λ_min, λ_max) of the batch curvature used in eq10.batch: for GD the extreme non-zero
+    eigenvalues of XXᵀ/n (row 0); for b = 1 both equal ‖x_i‖² (row i). Other b: NaN (not used)."""
+    n = X.shape[0]
+    if b >= n:
+        ev = np.linalg.eigvalsh(X @ X.T / n)
+        return np.array([[ev[0], ev[-1]]])
+    if b == 1:
+        nrm = np.sum(X * X, axis=1)
+        return np.stack([nrm, nrm], axis=1)
+    return np.full((n, 2), np.nan)
+
+
+def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
+              seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
+              check_every: int | None = None, n_snap: int = 24, window: int = 64) -> Lanes:
+    """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
+
+    Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default).
+    """
+    gammas = np.asarray(gammas, float)
+    b = problem.n if b is None else int(b)
+    seeds_arr = (np.full(len(gammas), seeds, np.int64) if np.isscalar(seeds)
+                 else np.asarray(seeds, np.int64))
+    if check_every is None:
+        check_every = max(1, problem.n // max(b, 1))
+    out = _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
+                        seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
+                        int(n_snap), int(window), batch_curvatures(problem.X, b))
+    return Lanes(gammas, b, *out)
+
+
+# --------------------------------------------------------------------------- stepsize schedules
+
+class Schedule:
+    """A stepsize rule: ``gamma(k, g)`` gets the batch gradient g_k (high-precision numbers) and
+    returns a scalar γ_k (or, for ``scalar = False``, one step per coordinate)."""
+
+    scalar = True
+    name = "schedule"
+
+    def reset(self) -> None:
+        pass
+
+    def gamma(self, k: int, g: list, gnorm2):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass
+class Constant(Schedule):
+    value: float
+    name: str = "constant"
+
+    def gamma(self, k, g, gnorm2):
+        return self.value
+
+
+@dataclass
+class Decaying(Schedule):
+    """γ_k = γ_0 (1 + k/k_0)^{−1/2}."""
+    gamma0: float
+    k0: float = 100.0
+    name: str = "decaying"
+
+    def gamma(self, k, g, gnorm2):
+        return self.gamma0 / math.sqrt(1.0 + k / self.k0)
+
+
+@dataclass
+class AdaGradNorm(Schedule):
+    """Scalar AdaGrad-norm: γ_k = c (ε + Σ_{l≤k} ‖g_l‖²)^{−1/2} (evaluated at working precision)."""
+    c: float
+    eps: float = 1e-2
+    name: str = "adagrad-norm"
+    _acc: object = None
+
+    def reset(self):
+        self._acc = None
+
+    def gamma(self, k, g, gnorm2):
+        self._acc = (gnorm2 + self.eps) if self._acc is None else self._acc + gnorm2
+        return self.c / self._acc.sqrt()
+
+
+@dataclass
+class AdaDeltaScalar(Schedule):
+    """Scalar AdaDelta-type rule: γ_k = sqrt(E[Δ²] + ε) / sqrt(E[g²] + ε) with scalar running
+    averages of ‖g‖² and of ‖Δβ‖²-proxies γ²‖g‖² (the stepsize stays scalar)."""
+    rho: float = 0.9
+    eps: float = 1e-3
+    scale: float = 1.0
+    name: str = "adadelta-scalar"
+    _eg: object = None
+    _ed: object = None
+
+    def reset(self):
+        self._eg = None
+        self._ed = None
+
+    def gamma(self, k, g, gnorm2):
+        eg = (1 - self.rho) * gnorm2 if self._eg is None else self.rho * self._eg + (1 - self.rho) * gnorm2
+        ed = 0 * gnorm2 if self._ed is None else self._ed
+        gam = self.scale * ((ed + self.eps) / (eg + self.eps)).sqrt()
+        self._eg = eg
+        self._ed = self.rho * ed + (1 - self.rho) * gam * gam * gnorm2
+        return gam
+
+
+@dataclass
+class RandomIID(Schedule):
+    """i.i.d. γ_k uniform in [lo, hi] (seeded)."""
+    lo: float
+    hi: float
+    seed: int = 0
+    name: str = "random-iid"
+    _rng: object = None
+
+    def reset(self):
+        self._rng = np.random.default_rng(self.seed)
+
+    def gamma(self, k, g, gnorm2):
+        return float(self._rng.uniform(self.lo, self.hi))
+
+
+@dataclass
+class DiagonalAdaGrad(Schedule):
+    """Coordinate-wise AdaGrad Γ_{k,j} = c (ε + Σ_{l≤k} g_{l,j}²)^{−1/2}: NOT covered by Theorem 1."""
+    c: float
+    eps: float = 1e-2
+    name: str = "diagonal-adagrad"
+    scalar = False
+    _acc: object = None
+
+    def reset(self):
+        self._acc = None
+
+    def gamma(self, k, g, gnorm2):
+        if self._acc is None:
+            self._acc = [gi * gi + self.eps for gi in g]
+        else:
+            self._acc = [a + gi * gi for a, gi in zip(self._acc, g)]
+        return [self.c / a.sqrt() for a in self._acc]
+
+
+# --------------------------------------------------------------------------- high precision
+
+def _arb_to_mpf(x) -> mpmath.mpf:
+    man, exp = x.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+@dataclass
+class Snapshot:
+    """The state at step k (mpmath numbers at the run's precision)."""
+
+    k: int
+    u: list
+    v: list
+    ln_ap: list
+    ln_am: list
+    rnorm: mpmath.mpf
+
+    @property
+    def beta(self) -> list:
+        return [a * b for a, b in zip(self.u, self.v)]
+
+    @property
+    def phi(self) -> list:
+        return [(a - b) / 2 for a, b in zip(self.ln_ap, self.ln_am)]
+
+    @property
+    def ln_alpha2(self) -> list:
+        return [a + b for a, b in zip(self.ln_ap, self.ln_am)]
+
+
+@dataclass
+class HPRun:
+    problem: Problem
+    schedule: str
+    b: int
+    seed: int
+    dps: int
+    outcome: str
+    steps: int
+    final: Snapshot
+    checkpoints: list = field(default_factory=list)   # Snapshots at ‖r‖ ≤ thr·‖y‖
+    max_abs_s: float = 0.0
+    losses: list = field(default_factory=list)        # float L(β_k), k = 0..K
+    ynorm: mpmath.mpf = None
+    fact5_residual: float | None = None               # max_k ‖∇h_k(β_k) + S_k‖_∞ if tracked
+    odd_steps_big: int = 0                             # number of steps with some |s| > 1
+
+    def data(self) -> dict:
+        return {"schedule": self.schedule, "b": self.b, "batch_seed": self.seed, "dps": self.dps,
+                "outcome": self.outcome, "steps": self.steps, "max_abs_s": self.max_abs_s,
+                "final_residual_rel": float(self.final.rnorm / self.ynorm)}
+
+
+def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: int = 0,
+           dps: int = 50, tol_rel: float | None = None, max_steps: int = 200_000,
+           checkpoints: Sequence[float] = (), track_fact5: bool = False,
+           keep_losses: bool = False) -> HPRun:
+    """(S)GD at ``dps`` digits on the exact data. Stops when ‖r_K‖ ≤ tol_rel‖y‖ (default
+    10^{−(dps−10)}, spec §0.6), at the step budget, on overflow, or if some s_{k,i} = ±1.
+
+    ``checkpoints``: relative residual levels at which the state is recorded (for the
+    "shrinks as the tolerance is tightened" part of Theorem 1's check). ``track_fact5`` checks the
+    mirror recursion ∇h_k(β_k) = −S_k at every step (fact5) and records its worst residual.
+    """
+    import flint
+
+    b = problem.n if b is None else int(b)
+    tol_rel = 10.0 ** (-(dps - 10)) if tol_rel is None else tol_rel
+    prec = int(dps * 3.3219280948873626) + 16
+    rng = np.random.default_rng(seed)
+    schedule.reset()
+    n, d = problem.n, problem.d
+    with flint.ctx.workprec(prec):
+        A = flint.arb
+        Xa = flint.arb_mat([[A(float(x)) for x in row] for row in problem.X])
+        XaT = Xa.transpose()
+        ya = flint.arb_mat([[A(float(t))] for t in problem.y])
+        ynorm = sum((A(float(t)) ** 2 for t in problem.y), A(0)).sqrt()
+        u = [(A(2).sqrt() * A(float(a))).mid() for a in problem.alpha]
+        v = [A(0)] * d
+        ln_a = [A(float(a)).log().mid() for a in problem.alpha]
+        lp, lm = list(ln_a), list(ln_a)
+        S = [A(0)] * d
+        thr = sorted(checkpoints, reverse=True)
+        snaps: list[Snapshot] = []
+        losses: list[float] = []
+        maxs = 0.0
+        big_steps = 0
+        worst5 = 0.0
+        one = A(1)
+        outcome = "stalled"
+        k = 0
+        huge = A(2) ** 400
+
+        def snap(k, rn):
+            return Snapshot(k, [_arb_to_mpf(t) for t in u], [_arb_to_mpf(t) for t in v],
+                            [_arb_to_mpf(t) for t in lp], [_arb_to_mpf(t) for t in lm],
+                            _arb_to_mpf(rn))
+
+        while True:
+            beta = flint.arb_mat([[(ui * vi).mid()] for ui, vi in zip(u, v)])
+            r = Xa * beta - ya
+            rn = sum((r[i, 0] ** 2 for i in range(n)), A(0)).sqrt().mid()
+            if not rn.is_finite() or rn > huge:
+                outcome = "blown_up"
+                break
+            if keep_losses:
+                losses.append(float(rn.mid()) ** 2 / (2 * n))
+            while thr and rn <= A(thr[0]) * ynorm:
+                snaps.append(snap(k, rn))
+                thr.pop(0)
+            if rn <= A(tol_rel) * ynorm:
+                outcome = "converged"
+                break
+            if k >= max_steps:
+                break
+            if b >= n:
+                rb = r
+                bsize = n
+            else:
+                idx = rng.choice(n, size=b, replace=False)
+                rb = flint.arb_mat([[r[i, 0] if i in idx else A(0)] for i in range(n)])
+                bsize = b
+            gm = XaT * rb
+            g = [(gm[j, 0] / bsize).mid() for j in range(d)]
+            gnorm2 = sum((gi * gi for gi in g), A(0))
+            gam = schedule.gamma(k, g, gnorm2)
+            if schedule.scalar:
+                gam = A(gam) if not isinstance(gam, flint.arb) else gam
+                s = [(gam * gi).mid() for gi in g]
+            else:
+                s = [(A(gj) * gi).mid() for gj, gi in zip(gam, g)]
+            hit = False
+            for j in range(d):
+                sj = s[j]
+                fs = abs(float(sj.mid()))
+                if fs > maxs:
+                    maxs = fs
+                if (one - sj).is_zero() or (one + sj).is_zero():
+                    hit = True
+            if hit:
+                outcome = "hit_pm1"
+                break
+            if any(abs(float(sj.mid())) > 1 for sj in s):
+                big_steps += 1
+            # −½ q_+(s) = s + ln|1 − s|,  −½ q_−(s) = −s + ln|1 + s|
+            lp = [(lp[j] + s[j] + abs(one - s[j]).log()).mid() for j in range(d)]
+            lm = [(lm[j] - s[j] + abs(one + s[j]).log()).mid() for j in range(d)]
+            u, v = ([(u[j] - s[j] * v[j]).mid() for j in range(d)],
+                    [(v[j] - s[j] * u[j]).mid() for j in range(d)])
+            k += 1
+            if track_fact5:
+                # fact5: ½ arcsinh(β_k/α_k²) − φ_k = −S_k with α_k² = exp(lp + lm), φ_k = (lp − lm)/2
+                S = [(S[j] + s[j]).mid() for j in range(d)]
+                for j in range(d):
+                    bj = u[j] * v[j]
+                    a2 = (lp[j] + lm[j]).exp()
+                    lhs = (bj / a2).asinh() / 2 - (lp[j] - lm[j]) / 2
+                    res = abs(float((lhs + S[j]).mid()))
+                    worst5 = max(worst5, res)
+        final = snap(k, rn)
+    return HPRun(problem, schedule.name, b, seed, dps, outcome, k, final, snaps, maxs, losses,
+                 _arb_to_mpf(ynorm), worst5 if track_fact5 else None, big_steps)
+
+
+def run_mpmath_reference(problem: Problem, gamma: float, steps: int, dps: int = 40) -> Snapshot:
+    """Pure-mpmath GD (constant γ) for cross-checking :func:`run_hp` on short runs."""
+    with mpmath.workdps(dps):
+        X = [[mpmath.mpf(float(x)) for x in row] for row in problem.X]
+        XT = [list(c) for c in zip(*X)]
+        y = [mpmath.mpf(float(t)) for t in problem.y]
+        n, d = problem.n, problem.d
+        u = [mpmath.sqrt(2) * mpmath.mpf(float(a)) for a in problem.alpha]
+        v = [mpmath.mpf(0)] * d
+        lp = [mpmath.log(mpmath.mpf(float(a))) for a in problem.alpha]
+        lm = list(lp)
+        g_ = mpmath.mpf(gamma)
+        for _ in range(steps):
+            beta = [a * c for a, c in zip(u, v)]
+            r = [mpmath.fdot(row, beta) - yi for row, yi in zip(X, y)]
+            s = [g_ * mpmath.fdot(col, r) / n for col in XT]
+            lp = [lp[j] + s[j] + mpmath.log(abs(1 - s[j])) for j in range(d)]
+            lm = [lm[j] - s[j] + mpmath.log(abs(1 + s[j])) for j in range(d)]
+            u, v = [u[j] - s[j] * v[j] for j in range(d)], [v[j] - s[j] * u[j] for j in range(d)]
+        beta = [a * c for a, c in zip(u, v)]
+        r = [mpmath.fdot(row, beta) - yi for row, yi in zip(X, y)]
+        return Snapshot(steps, u, v, lp, lm, mpmath.sqrt(mpmath.fdot(r, r)))
+
+
+# --------------------------------------------------------------------------- thresholds (def14)
+
+@dataclass(frozen=True)
+class Bracket:
+    lo: float            # largest γ seen to converge
+    hi: float            # smallest γ above lo seen not to converge
+    hi_outcome: str      # how the run at hi failed (blown_up / stalled / hit_pm1)
+    runs: int
+    rounds: int
+
+    @property
+    def rel_width(self) -> float:
+        return (self.hi - self.lo) / self.lo
+
+    def data(self) -> dict:
+        return {"gamma_lo": self.lo, "gamma_hi": self.hi, "rel_width": self.rel_width,
+                "hi_outcome": self.hi_outcome, "runs": self.runs, "rounds": self.rounds}
+
+
+def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
+                     lo: float = 1e-3, hi: float = 10.0, rel: float = 1e-3, lanes: int = 8,
+                     max_steps: int = 200_000, tol_rel: float = 1e-16) -> Bracket:
+    """Bracket γ̃_max (def14) by multi-section: each round runs ``lanes`` stepsizes inside the
+    current bracket (one float64 lane each, same batch seed) and keeps the first
+    converged → not-converged transition. "Not converged" covers blow-up, a hit of ±1 and an
+    exhausted budget (recorded in ``hi_outcome``)."""
+    runs = 0
+    rounds = 0
+    hi_outcome = "unknown"
+    while (hi - lo) / lo > rel and rounds < 40:
+        grid = np.exp(np.linspace(math.log(lo), math.log(hi), lanes + 2))[1:-1]
+        res = run_lanes(problem, grid, b=b, seeds=seed, max_steps=max_steps, tol_rel=tol_rel)
+        runs += len(grid)
+        rounds += 1
+        ok = res.status == CONVERGED
+        # keep the first failure; everything below it converged
+        if ok.all():
+            lo = float(grid[-1])
+            continue
+        first_bad = int(np.argmin(ok))
+        hi = float(grid[first_bad])
+        hi_outcome = res.outcome(first_bad)
+        if first_bad > 0:
+            lo = float(grid[first_bad - 1])
+    return Bracket(lo, hi, hi_outcome, runs, rounds)
+
+
+# --------------------------------------------------------------------------- benchmark
+
+@benchmark("even2023.thm1_hp_check", target=10.0, unit="s", higher_is_better=False,
+           description="Theorem-1 check: one GD run of 10^4 steps at 50 digits (n=20, d=30, "
+                       "python-flint midpoint arithmetic) plus the mpmath implicit solve")
+def _bench_thm1() -> dict:
+    import time
+    from . import _implicit
+
+    problem = sparse_problem(20, 30, 3, 0.3, seed=7)
+    started = time.perf_counter()
+    run = run_hp(problem, Constant(0.1), dps=50, max_steps=10_000, tol_rel=1e-45)
+    t_run = time.perf_counter() - started
+    sol = _implicit.solve(problem.X, problem.y, run.final.ln_alpha2, run.final.phi, dps=50)
+    total = time.perf_counter() - started
+    with mpmath.workdps(50):
+        dist = _implicit.distance(sol.beta, run.final.beta)
+    return {"value": total, "run_seconds": t_run, "solve_seconds": total - t_run,
+            "steps": run.steps, "newton_iterations": sol.iterations,
+            "finite_K_agreement_digits": float(-mpmath.log10(dist)) if dist > 0 else 50.0,
+            "residual_rel": float(run.final.rnorm / run.ynorm)}

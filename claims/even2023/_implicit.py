@@ -1,0 +1,187 @@
+"""The implicit-regularisation problem P(a, φ) of even2023 (spec §7).
+
+    minimise  h(β) = ψ_a(β) − ⟨φ, β⟩   subject to   Xβ = y,
+
+with the hypentropy ψ_a(β) = ½ Σ [β arcsinh(β/a²) − sqrt(β² + a⁴) + a²]. Theorem 1 uses
+(a, φ) = (α_∞, φ_∞), gradient flow (α, 0), ``thm1.drop`` (α_∞, 0), ``thm1.finite`` (α_K, φ_K).
+
+Method (KKT / dual): β(λ) = a² sinh(2φ + 2Xᵀλ), and λ maximises the smooth concave dual
+Φ(λ) = ⟨λ, y⟩ − Σ (a²/2)(cosh(2φ + 2Xᵀλ) − 1), with ∇Φ = y − Xβ(λ), ∇²Φ = −X W Xᵀ,
+W = diag(2a² cosh(2φ + 2Xᵀλ)). Damped Newton from λ = 0 (never warm-started from a run's own dual
+variable, so the check stays independent), Armijo backtracking, Cholesky on the n×n system.
+Everything is evaluated in the log domain: the scale enters as ln a² (a² e^{±z} = e^{ln a² ± z}),
+so large gains (α_∞ ≪ α) never underflow.
+
+:func:`solve` works in mpmath at ``dps`` digits; :func:`solve_f64` is the float64 fast path.
+Both report iterations, the relative primal residual, the Newton decrement, the duality gap and
+the Fenchel–Young consistency error gap − ⟨λ, Xβ − y⟩.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import mpmath
+import numpy as np
+
+
+@dataclass
+class Solution:
+    beta: object              # list of mpf (solve) or np.ndarray (solve_f64)
+    lam: object
+    iterations: int
+    residual_rel: float       # ‖Xβ − y‖ / ‖y‖
+    decrement: float          # ⟨Δ, XWXᵀΔ⟩^{1/2} at the last Newton step
+    gap: float                # h(β(λ)) − Φ(λ)
+    fenchel_young: float      # |gap − ⟨λ, Xβ(λ) − y⟩| (should be at the precision floor)
+    converged: bool
+    dps: int | None = None
+
+    def data(self) -> dict:
+        return {"newton_iterations": self.iterations, "primal_residual_rel": self.residual_rel,
+                "newton_decrement": self.decrement, "duality_gap": self.gap,
+                "fenchel_young_error": self.fenchel_young, "solver_converged": self.converged,
+                "solver_dps": self.dps, "warm_start": False}
+
+
+def _hypentropy_mp(beta, ln_a2):
+    """ψ_a(β) − with a² = exp(ln_a2) − in mpmath."""
+    tot = mpmath.mpf(0)
+    for b, la in zip(beta, ln_a2):
+        a2 = mpmath.exp(la)
+        tot += b * mpmath.asinh(b / a2) - mpmath.sqrt(b * b + a2 * a2) + a2
+    return tot / 2
+
+
+def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: int = 50,
+          max_iter: int = 400, tol_rel: float | None = None) -> Solution:
+    """argmin_{Xβ=y} ψ_a(β) − ⟨φ, β⟩ in mpmath at ``dps`` digits (``ln_a2`` = ln a²)."""
+    with mpmath.workdps(dps):
+        tol = mpmath.mpf(10) ** (-(dps - 10)) if tol_rel is None else mpmath.mpf(tol_rel)
+        Xm = [[mpmath.mpf(float(x)) for x in row] for row in np.asarray(X)]
+        XT = [list(c) for c in zip(*Xm)]
+        ym = [mpmath.mpf(float(t)) for t in np.asarray(y)]
+        la = [mpmath.mpf(t) for t in ln_a2]
+        ph = [mpmath.mpf(t) for t in phi]
+        a2 = [mpmath.exp(t) for t in la]
+        n, d = len(Xm), len(XT)
+        ynorm = mpmath.sqrt(mpmath.fdot(ym, ym))
+
+        def at(lam):
+            z = [2 * p + 2 * mpmath.fdot(col, lam) for p, col in zip(ph, XT)]
+            ep = [mpmath.exp(l + t) for l, t in zip(la, z)]
+            em = [mpmath.exp(l - t) for l, t in zip(la, z)]
+            beta = [(p - m) / 2 for p, m in zip(ep, em)]
+            w = [p + m for p, m in zip(ep, em)]
+            res = [yi - mpmath.fdot(row, beta) for row, yi in zip(Xm, ym)]
+            dual = mpmath.fdot(lam, ym) - mpmath.fsum(((p + m) / 2 - a) / 2
+                                                      for p, m, a in zip(ep, em, a2))
+            return beta, w, res, dual
+
+        lam = [mpmath.mpf(0)] * n
+        beta, w, res, dual = at(lam)
+        dec = mpmath.inf
+        it = 0
+        converged = False
+        while it < max_iter:
+            rnorm = mpmath.sqrt(mpmath.fdot(res, res))
+            if rnorm <= tol * ynorm and dec <= tol * max(ynorm, 1):
+                converged = True
+                break
+            XW = [[x * wk for x, wk in zip(row, w)] for row in Xm]
+            M = mpmath.matrix(n, n)
+            for i in range(n):
+                for j in range(i, n):
+                    M[i, j] = M[j, i] = mpmath.fdot(XW[i], Xm[j])
+            delta = list(mpmath.cholesky_solve(M, mpmath.matrix(res)))
+            slope = mpmath.fdot(res, delta)          # ⟨∇Φ, Δ⟩ = Δᵀ M Δ ≥ 0
+            dec = mpmath.sqrt(abs(slope))
+            t = mpmath.mpf(1)
+            while True:
+                trial = [l + t * dl for l, dl in zip(lam, delta)]
+                tb, tw, tr, tdual = at(trial)
+                if tdual >= dual + mpmath.mpf("1e-4") * t * slope or t < mpmath.mpf(2) ** -60:
+                    break
+                t /= 2
+            lam, beta, w, res, dual = trial, tb, tw, tr, tdual
+            it += 1
+        h = _hypentropy_mp(beta, la) - mpmath.fdot(ph, beta)
+        gap = h - dual
+        fy = abs(gap + mpmath.fdot(lam, res))   # ⟨λ, Xβ − y⟩ = −⟨λ, res⟩
+        rel = mpmath.sqrt(mpmath.fdot(res, res)) / ynorm
+        return Solution(beta, lam, it, float(rel), float(dec), float(gap), float(fy), converged, dps)
+
+
+def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray | float = 0.0, *,
+              max_iter: int = 500, tol_rel: float = 1e-12) -> Solution:
+    """The same damped Newton in float64 (log domain)."""
+    X = np.asarray(X, float)
+    y = np.asarray(y, float)
+    n, d = X.shape
+    la = np.broadcast_to(np.asarray(ln_a2, float), (d,))
+    ph = np.broadcast_to(np.asarray(phi, float), (d,))
+    a2 = np.exp(la)
+    ynorm = float(np.linalg.norm(y))
+
+    def at(lam):
+        z = 2 * ph + 2 * X.T @ lam
+        with np.errstate(over="ignore", invalid="ignore"):
+            ep = np.exp(la + z)
+            em = np.exp(la - z)
+            beta = (ep - em) / 2
+            w = ep + em
+            res = y - X @ beta
+            dual = lam @ y - np.sum(((ep + em) / 2 - a2) / 2)
+        if not np.isfinite(dual):
+            dual = -np.inf
+        return beta, w, res, dual
+
+    lam = np.zeros(n)
+    beta, w, res, dual = at(lam)
+    dec = np.inf
+    it = 0
+    converged = False
+    while it < max_iter:
+        if np.linalg.norm(res) <= tol_rel * ynorm:
+            converged = True
+            break
+        M = (X * w) @ X.T
+        try:
+            c = np.linalg.cholesky(M)
+            delta = np.linalg.solve(c.T, np.linalg.solve(c, res))
+        except np.linalg.LinAlgError:
+            delta = np.linalg.lstsq(M, res, rcond=None)[0]
+        slope = float(res @ delta)
+        dec = np.sqrt(abs(slope))
+        t = 1.0
+        while True:
+            trial = lam + t * delta
+            tb, tw, tr, tdual = at(trial)
+            if tdual >= dual + 1e-4 * t * slope or t < 2.0 ** -50:
+                break
+            t /= 2
+        if t < 2.0 ** -50:
+            break
+        lam, beta, w, res, dual = trial, tb, tw, tr, tdual
+        it += 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = 0.5 * np.sum(beta * np.arcsinh(beta / a2) - np.sqrt(beta ** 2 + a2 ** 2) + a2) - ph @ beta
+    gap = float(h - dual)
+    fy = abs(gap + float(lam @ res))
+    return Solution(beta, lam, it, float(np.linalg.norm(res) / ynorm), float(dec), gap, fy,
+                    converged, None)
+
+
+def distance(a: Sequence, b: Sequence) -> mpmath.mpf:
+    """Euclidean distance of two high-precision vectors (at the caller's precision)."""
+    return mpmath.sqrt(mpmath.fsum((x - y) ** 2 for x, y in zip(a, b)))
+
+
+def gf_solution(problem, dps: int | None = None):
+    """β*_α = argmin_S ψ_α (gradient flow, eq4/fact2), float64 or at ``dps`` digits."""
+    la = 2 * np.log(problem.alpha)
+    if dps is None:
+        return solve_f64(problem.X, problem.y, la, 0.0)
+    with mpmath.workdps(dps):
+        return solve(problem.X, problem.y, [2 * mpmath.log(mpmath.mpf(float(a))) for a in problem.alpha],
+                     [0] * problem.d, dps=dps)
