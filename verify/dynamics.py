@@ -1,0 +1,736 @@
+"""Gradient descent on f(x, y) = ℓ(xy), many lanes at once, with a high-precision cross-check.
+
+The map is G_η(x, y) = (x − η ℓ'(xy) y, y − η ℓ'(xy) x). One call runs a batch of *lanes*
+(step size × initialisation) independently: every lane's result depends only on its own
+(x₀, y₀, η), never on the other lanes or their order.
+
+Paths
+-----
+* :func:`run` — float64, compiled with numba when the loss carries a kernel (one compiled engine
+  per kernel, cached), else a vectorised numpy fallback with the same semantics.
+* :func:`run_hp` — the same map at ≥ 30 significant digits, on a few lanes: python-flint ``arb``
+  arithmetic at 2·(digits)+… bits (ball midpoints kept each step, so the radius does not grow
+  through the unstable bouncing phase), with the loss lambdified into arb operations; losses whose
+  expression cannot be mapped fall back to mpmath at the same digits.
+* :func:`cross_check` — runs both and reports the disagreement; a check must treat a disagreement
+  beyond its stated tolerance as INCONCLUSIVE.
+
+Outcomes (per lane, explicit values, never silently a pass): ``CONVERGED`` (|x_t| ≤ ``xtol`` or the
+remaining-drop estimate of D is below ``rtol``), ``FROZEN`` (x_t == 0 exactly: G_η(0, y) = (0, y)),
+``DIVERGED`` (overflow / NaN), ``BUDGET`` (step budget exhausted).
+
+First-class outputs (see :class:`Lanes`): y_∞² (final D = y² − x², and the product form
+D₀ ∏(1 − η²ℓ'(s_t)²) accumulated in log space with compensated summation), the crossing index
+t̄ (first t with y_t² < 2/η), the bouncing length T = #{t : y_t² > 2/η}, the count from the
+operational t₀ (first t with x_t ≤ 0 or |s_t| ≤ s_c), |s_t̄|, max |s_t|, and the quasi-static
+ratio |s_t|^β/δ_t (δ_t = ηy_t² − 2) over bouncing steps t ≥ t₀ with δ_t in a stated window.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, Sequence
+
+import mpmath
+import numba
+import numpy as np
+import sympy as sp
+
+from .bench import benchmark
+from .loss import S, Loss
+
+
+class Outcome(IntEnum):
+    CONVERGED = 0
+    FROZEN = 1
+    DIVERGED = 2
+    BUDGET = 3
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+_HUGE = 1e150  # |x| or |y| beyond this is treated as divergence (before float overflow)
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Lanes:
+    """Per-lane results of one batch (all arrays have one entry per lane, in input order)."""
+
+    eta: np.ndarray
+    x0: np.ndarray
+    y0: np.ndarray
+    outcome: np.ndarray          # Outcome codes (int8)
+    steps: np.ndarray            # iterations performed
+    x: np.ndarray                # final iterate
+    y: np.ndarray
+    D: np.ndarray                # final y^2 - x^2 (direct)
+    log_prod: np.ndarray         # sum_t log(1 - eta^2 l'(s_t)^2) (compensated)
+    tail: np.ndarray             # estimate of the remaining relative drop of D at the stop
+    t_bar: np.ndarray            # first t with y_t^2 < 2/eta (-1: never)
+    bounce: np.ndarray           # T = #{t : y_t^2 > 2/eta}
+    t0: np.ndarray               # operational t0 (-1: never)
+    bounce_from_t0: np.ndarray   # #{t >= t0 : y_t^2 > 2/eta}
+    s_cross: np.ndarray          # |s_{t_bar}| (nan if no crossing)
+    s_last_bounce: np.ndarray    # |s_{t_bar - 1}|
+    delta_last_bounce: np.ndarray  # delta_{t_bar - 1}
+    s_max: np.ndarray            # max_t |s_t|
+    s_max_after_t0: np.ndarray   # max_{t >= t0} |s_t|
+    x_max_after_t0: np.ndarray   # max_{t >= t0} |x_t|
+    D_t0: np.ndarray             # D at t0
+    qs_min: np.ndarray           # inf |s_t|^beta / delta_t over bouncing t >= t0, delta in window
+    qs_max: np.ndarray           # sup of the same
+    qs_count: np.ndarray         # number of steps in that window
+    contraction_min: np.ndarray  # min_{t >= t_bar} log(|x_t|/|x_{t+1}|) / rho_t
+    t_small: np.ndarray          # first t >= 0 with |s_t| <= s_eps (-1: never)
+    notes: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.eta)
+
+    @property
+    def y_inf2(self) -> np.ndarray:
+        """y_∞² estimated as the final D (D is non-increasing, so this is an upper bound on D_∞)."""
+        return self.D
+
+    @property
+    def y_inf2_product(self) -> np.ndarray:
+        """D₀ ∏(1 − η²ℓ'²), the product form of the final D (fact1.dmono)."""
+        return (self.y0**2 - self.x0**2) * np.exp(self.log_prod)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """2/η − y_∞² (sharpness gap at the EoS value)."""
+        return 2.0 / self.eta - self.D
+
+    def ok(self) -> np.ndarray:
+        return self.outcome == Outcome.CONVERGED
+
+    def counts(self) -> dict:
+        return {str(o): int(np.sum(self.outcome == o)) for o in Outcome}
+
+    def lane(self, i: int) -> dict:
+        out = {}
+        for k, v in self.__dict__.items():
+            if isinstance(v, np.ndarray):
+                out[k] = v[i].item()
+        out["outcome"] = str(Outcome(out["outcome"]))
+        return out
+
+
+_FIELDS = [f for f in Lanes.__dataclass_fields__ if f not in ("eta", "x0", "y0", "notes")]
+
+
+# ----------------------------------------------------------------------------- numba engine
+def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, track, out_i, out_f):
+    """Run every lane to its own stop; integer outputs in out_i[k, lane], floats in out_f[k, lane]."""
+    n = x0.shape[0]
+    for i in numba.prange(n):
+        x = x0[i]
+        y = y0[i]
+        e = eta[i]
+        thr = 2.0 / e
+        lp = 0.0
+        lpc = 0.0  # Kahan compensation of the log-product
+        prod = 1.0
+        status = 3
+        t_bar = -1
+        bounce = 0
+        t0 = -1
+        bounce0 = 0
+        s_cross = np.nan
+        s_lb = np.nan
+        d_lb = np.nan
+        smax = 0.0
+        smax0 = 0.0
+        xmax0 = 0.0
+        D_t0 = np.nan
+        qmin = np.inf
+        qmax = 0.0
+        qcnt = 0
+        cmin = np.inf
+        t_small = -1
+        tail = np.nan
+        t = 0
+        while t < max_steps:
+            if x == 0.0:
+                status = 1
+                break
+            s = x * y
+            a = abs(s)
+            y2 = y * y
+            if a > smax:
+                smax = a
+            if t0 < 0 and (x <= 0.0 or a <= s_c):
+                t0 = t
+                D_t0 = y2 - x * x
+            if t0 >= 0:
+                if a > smax0:
+                    smax0 = a
+                if abs(x) > xmax0:
+                    xmax0 = abs(x)
+            if t_small < 0 and a <= s_eps:
+                t_small = t
+            if y2 > thr:
+                bounce += 1
+                delta = e * y2 - 2.0
+                s_lb = a
+                d_lb = delta
+                if t0 >= 0:
+                    bounce0 += 1
+                    if beta > 0.0 and delta >= qs_lo[i] and delta <= qs_hi:
+                        q = a ** beta / delta
+                        qcnt += 1
+                        if q < qmin:
+                            qmin = q
+                        if q > qmax:
+                            qmax = q
+            elif t_bar < 0 and y2 < thr:
+                t_bar = t
+                s_cross = a
+            g = dl(s, params)
+            eg = e * g
+            xn = x - eg * y
+            yn = y - eg * x
+            # product of (1 - (eta l')^2): multiplied in blocks, flushed into a Kahan-compensated log
+            prod *= 1.0 - eg * eg
+            if prod < 1e-100 or (t & 1023) == 1023:
+                term = math.log(prod) - lpc
+                tmp = lp + term
+                lpc = (tmp - lp) - term
+                lp = tmp
+                prod = 1.0
+            if not (abs(xn) < _HUGE and abs(yn) < _HUGE):
+                status = 2
+                x = xn
+                y = yn
+                t += 1
+                break
+            if track and t_bar >= 0 and xn != 0.0:
+                rho = 2.0 - e * y2
+                if rho > 0.0:
+                    c = math.log(abs(x) / abs(xn)) / rho
+                    if c < cmin:
+                        cmin = c
+            xo2 = x * x
+            x = xn
+            y = yn
+            t += 1
+            if abs(x) <= xtol:
+                status = 0
+                break
+            xn2 = xn * xn
+            if xn2 < xo2 and rtol > 0.0:
+                # remaining relative drop of D: sum eta^2 l'^2 <= eta^2 y^2 sum x_k^2 (|l'(s)| <= |s|)
+                # ~ eta^2 y^2 x^2 / (1 - q^2), q = |x_{t+1}/x_t|; compared without dividing
+                num = e * e * yn * yn * xn2 * xo2
+                if num <= rtol * (xo2 - xn2):
+                    tail = num / (xo2 - xn2)
+                    status = 0
+                    break
+        if prod != 1.0:
+            lp += math.log(prod) - lpc
+        if status == 3 or status == 1:
+            tail = np.nan if status == 3 else 0.0
+        out_i[0, i] = status
+        out_i[1, i] = t
+        out_i[2, i] = t_bar
+        out_i[3, i] = bounce
+        out_i[4, i] = t0
+        out_i[5, i] = bounce0
+        out_i[6, i] = qcnt
+        out_i[7, i] = t_small
+        out_f[0, i] = x
+        out_f[1, i] = y
+        out_f[2, i] = y * y - x * x
+        out_f[3, i] = lp
+        out_f[4, i] = tail
+        out_f[5, i] = s_cross
+        out_f[6, i] = s_lb
+        out_f[7, i] = d_lb
+        out_f[8, i] = smax
+        out_f[9, i] = smax0
+        out_f[10, i] = xmax0
+        out_f[11, i] = D_t0
+        out_f[12, i] = qmin if qcnt > 0 else np.nan
+        out_f[13, i] = qmax if qcnt > 0 else np.nan
+        out_f[14, i] = cmin
+    return 0
+
+
+_engine = numba.njit(nogil=True)(_engine_py)
+_engine_parallel = numba.njit(nogil=True, parallel=True)(_engine_py)
+
+_INT_FIELDS = ["outcome", "steps", "t_bar", "bounce", "t0", "bounce_from_t0", "qs_count", "t_small"]
+_FLOAT_FIELDS = ["x", "y", "D", "log_prod", "tail", "s_cross", "s_last_bounce", "delta_last_bounce",
+                 "s_max", "s_max_after_t0", "x_max_after_t0", "D_t0", "qs_min", "qs_max",
+                 "contraction_min"]
+
+
+def _params(loss: Loss) -> np.ndarray:
+    return np.array(loss.params if loss.params else (0.0,), dtype=np.float64)
+
+
+def _as_lanes(x0, y0, eta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x0, y0, eta = np.broadcast_arrays(np.asarray(x0, float), np.asarray(y0, float), np.asarray(eta, float))
+    return (np.ascontiguousarray(x0.ravel()), np.ascontiguousarray(y0.ravel()),
+            np.ascontiguousarray(eta.ravel()))
+
+
+def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol: float = 0.0,
+        rtol: float = 1e-13, s_c: float = 0.5, s_eps: float = 0.0, qs_window: tuple | None = None,
+        beta: float | None = None, contraction: bool = False, engine: str = "auto",
+        parallel: bool = False) -> Lanes:
+    """GD on ℓ(xy) for every lane (x0, y0, eta broadcast together), float64.
+
+    Stops a lane when |x_t| ≤ ``xtol``, or when the estimated remaining relative drop of D
+    (η²y²x²/(1 − q²), q the last contraction factor of |x|) is ≤ ``rtol``, or at ``max_steps``.
+    ``s_c``: threshold of the operational t₀ (def7). ``s_eps``: records the first t with |s_t| ≤ s_eps.
+    ``qs_window = (lo, hi)``: δ-window for the quasi-static ratio |s|^β/δ (lo may be an array per
+    lane); ``None`` (default) skips the ratio (it costs a pow per bouncing step).
+    ``beta``: exponent in that ratio (default ``loss.beta``; ratios skipped when unknown or infinite).
+    ``contraction``: also track min_{t≥t̄} log(|x_t|/|x_{t+1}|)/ρ_t (eq15; costs a log per step).
+    ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when the loss has a kernel).
+    ``parallel``: spread lanes over numba threads (results identical: lanes are independent).
+    """
+    x0, y0, eta = _as_lanes(x0, y0, eta)
+    n = len(eta)
+    b = loss.beta if beta is None else beta
+    b = float(b) if (b is not None and math.isfinite(b) and qs_window is not None) else -1.0
+    lo, hi = qs_window if qs_window is not None else (0.0, math.inf)
+    qs_lo = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, float), (n,)))
+    out_i = np.zeros((len(_INT_FIELDS), n), dtype=np.int64)
+    out_f = np.zeros((len(_FLOAT_FIELDS), n), dtype=np.float64)
+    use_numba = engine == "numba" or (engine == "auto" and loss.kernel is not None)
+    if use_numba:
+        if loss.kernel is None:
+            raise ValueError(f"loss {loss.name!r} has no numba kernel; use engine='numpy'")
+        (_engine_parallel if parallel else _engine)(loss.kernel, _params(loss), x0, y0, eta, int(max_steps), float(xtol), float(rtol),
+                float(s_c), float(s_eps), b, qs_lo, float(hi), bool(contraction), out_i, out_f)
+        used = "numba"
+    else:
+        _numpy_engine(loss, x0, y0, eta, int(max_steps), float(xtol), float(rtol), float(s_c),
+                      float(s_eps), b, qs_lo, float(hi), bool(contraction), out_i, out_f)
+        used = "numpy"
+    kw = {k: out_i[j].copy() for j, k in enumerate(_INT_FIELDS)}
+    kw.update({k: out_f[j].copy() for j, k in enumerate(_FLOAT_FIELDS)})
+    kw["outcome"] = kw["outcome"].astype(np.int8)
+    return Lanes(eta=eta, x0=x0, y0=y0, notes={"engine": used, "max_steps": int(max_steps),
+                                                "rtol": rtol, "xtol": xtol, "s_c": s_c}, **kw)
+
+
+def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, track, out_i, out_f):
+    """Vectorised fallback with the semantics of :func:`_engine` (all active lanes step together)."""
+    n = len(eta)
+    x, y = x0.copy(), y0.copy()
+    thr = 2.0 / eta
+    lp = np.zeros(n)
+    lpc = np.zeros(n)
+    status = np.full(n, 3)
+    t_bar = np.full(n, -1)
+    bounce = np.zeros(n, int)
+    t0 = np.full(n, -1)
+    bounce0 = np.zeros(n, int)
+    s_cross = np.full(n, np.nan)
+    s_lb = np.full(n, np.nan)
+    d_lb = np.full(n, np.nan)
+    smax = np.zeros(n)
+    smax0 = np.zeros(n)
+    xmax0 = np.zeros(n)
+    D_t0 = np.full(n, np.nan)
+    qmin = np.full(n, np.inf)
+    qmax = np.zeros(n)
+    qcnt = np.zeros(n, int)
+    cmin = np.full(n, np.inf)
+    t_small = np.full(n, -1)
+    tail = np.full(n, np.nan)
+    steps = np.zeros(n, int)
+    active = np.ones(n, bool)
+    with np.errstate(all="ignore"):
+        for t in range(max_steps):
+            frozen = active & (x == 0.0)
+            status[frozen] = 1
+            tail[frozen] = 0.0
+            active &= ~frozen
+            if not active.any():
+                break
+            idx = np.nonzero(active)[0]
+            xa, ya, ea = x[idx], y[idx], eta[idx]
+            s = xa * ya
+            a = np.abs(s)
+            y2 = ya * ya
+            smax[idx] = np.maximum(smax[idx], a)
+            new0 = (t0[idx] < 0) & ((xa <= 0) | (a <= s_c))
+            t0[idx[new0]] = t
+            D_t0[idx[new0]] = (y2 - xa * xa)[new0]
+            after = t0[idx] >= 0
+            smax0[idx[after]] = np.maximum(smax0[idx[after]], a[after])
+            xmax0[idx[after]] = np.maximum(xmax0[idx[after]], np.abs(xa[after]))
+            ns = (t_small[idx] < 0) & (a <= s_eps)
+            t_small[idx[ns]] = t
+            bouncing = y2 > thr[idx]
+            delta = ea * y2 - 2.0
+            bounce[idx[bouncing]] += 1
+            s_lb[idx[bouncing]] = a[bouncing]
+            d_lb[idx[bouncing]] = delta[bouncing]
+            b0 = bouncing & after
+            bounce0[idx[b0]] += 1
+            if beta > 0:
+                win = b0 & (delta >= qs_lo[idx]) & (delta <= qs_hi)
+                q = a ** beta / delta
+                j = idx[win]
+                qcnt[j] += 1
+                qmin[j] = np.minimum(qmin[j], q[win])
+                qmax[j] = np.maximum(qmax[j], q[win])
+            cross = (~bouncing) & (t_bar[idx] < 0) & (y2 < thr[idx])
+            t_bar[idx[cross]] = t
+            s_cross[idx[cross]] = a[cross]
+            g = np.asarray(loss.dloss(s), float)
+            eg = ea * g
+            xn = xa - eg * ya
+            yn = ya - eg * xa
+            term = np.log1p(-eg * eg) - lpc[idx]
+            tmp = lp[idx] + term
+            lpc[idx] = (tmp - lp[idx]) - term
+            lp[idx] = tmp
+            div = ~((np.abs(xn) < _HUGE) & (np.abs(yn) < _HUGE))
+            crossed = (t_bar[idx] >= 0) & (xn != 0)
+            rho = 2.0 - ea * y2
+            cval = np.log(np.abs(xa) / np.abs(xn)) / rho
+            upd = crossed & (rho > 0) & track
+            cmin[idx[upd]] = np.minimum(cmin[idx[upd]], cval[upd])
+            qf = np.abs(xn) / np.abs(xa)
+            x[idx], y[idx] = xn, yn
+            steps[idx] += 1
+            status[idx[div]] = 2
+            conv = ~div & (np.abs(xn) <= xtol)
+            if rtol > 0:
+                tl = ea * ea * yn * yn * xn * xn / (1.0 - qf * qf)
+                okq = ~div & ~conv & (qf < 1.0)
+                tail[idx[okq]] = tl[okq]
+                conv |= okq & (tl <= rtol)
+            status[idx[conv]] = 0
+            active[idx[div | conv]] = False
+    tail[status == 3] = np.nan
+    cols_i = [status, steps, t_bar, bounce, t0, bounce0, qcnt, t_small]
+    for j, v in enumerate(cols_i):
+        out_i[j] = v
+    qmin = np.where(qcnt > 0, qmin, np.nan)
+    qmax = np.where(qcnt > 0, qmax, np.nan)
+    cols_f = [x, y, y * y - x * x, lp, tail, s_cross, s_lb, d_lb, smax, smax0, xmax0, D_t0, qmin, qmax, cmin]
+    for j, v in enumerate(cols_f):
+        out_f[j] = v
+
+
+# ----------------------------------------------------------------------------- trajectories
+@numba.njit(cache=False)
+def _record(dl, params, x0, y0, eta, steps, stride, xs, ys):
+    x = x0
+    y = y0
+    k = 0
+    for t in range(steps + 1):
+        if t % stride == 0:
+            xs[k] = x
+            ys[k] = y
+            k += 1
+        g = dl(x * y, params)
+        x, y = x - eta * g * y, y - eta * g * x
+        if not (abs(x) < _HUGE and abs(y) < _HUGE):
+            break
+    return k
+
+
+def trajectory(loss: Loss, x0: float, y0: float, eta: float, steps: int, stride: int = 1
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Full (strided) trajectory of one lane for figures: arrays x_t, y_t for t = 0, stride, ... ≤ steps."""
+    m = steps // stride + 1
+    xs = np.full(m, np.nan)
+    ys = np.full(m, np.nan)
+    if loss.kernel is not None:
+        k = _record(loss.kernel, _params(loss), float(x0), float(y0), float(eta), int(steps), int(stride), xs, ys)
+    else:
+        x, y, k = float(x0), float(y0), 0
+        for t in range(steps + 1):
+            if t % stride == 0:
+                xs[k], ys[k] = x, y
+                k += 1
+            g = float(loss.dloss(x * y))
+            x, y = x - eta * g * y, y - eta * g * x
+    return xs[:k], ys[:k]
+
+
+# ----------------------------------------------------------------------------- starts
+def normalised_start(eta: Any, m: float, xt: float = 0.75, yt: float = 1.25) -> tuple[np.ndarray, np.ndarray]:
+    """(x₀, y₀) = √(m/η)(x̃, ỹ) with ỹ > x̃ > 0, ỹ² − x̃² = 1, so y₀² − x₀² = m/η (spec §0.5)."""
+    if not (yt > xt > 0) or abs(yt * yt - xt * xt - 1.0) > 1e-12:
+        raise ValueError(f"normalised start needs ỹ > x̃ > 0 and ỹ² − x̃² = 1; got x̃={xt}, ỹ={yt}")
+    eta = np.asarray(eta, float)
+    scale = np.sqrt(m / eta)
+    return scale * xt, scale * yt
+
+
+# ----------------------------------------------------------------------------- high precision
+def _arb_namespace():
+    from flint import arb
+
+    def sign(a):
+        return arb(1) if a > 0 else (arb(-1) if a < 0 else arb(0))
+
+    return {"mpf": arb, "tanh": lambda a: a.tanh(), "sqrt": lambda a: arb(a).sqrt(),
+            "exp": lambda a: arb(a).exp(), "log": lambda a: arb(a).log(), "cosh": lambda a: a.cosh(),
+            "sinh": lambda a: a.sinh(), "atan": lambda a: arb(a).atan(), "sign": sign,
+            "fabs": abs, "pi": arb.pi(), "e": arb(1).exp()}
+
+
+_HP_CACHE: dict = {}
+
+
+def _hp_dl(loss: Loss):
+    """ℓ' as a function on python-flint arb (None when the expression uses something unmapped)."""
+    key = id(loss)
+    if key in _HP_CACHE and _HP_CACHE[key][0] is loss:
+        return _HP_CACHE[key][1]
+    fn = None
+    try:
+        from flint import arb
+        fn = sp.lambdify(S, loss.dl, modules=[_arb_namespace(), "mpmath"])
+        probe = fn(arb("0.37"))
+        if not isinstance(probe, arb):
+            fn = None
+    except Exception:
+        fn = None
+    _HP_CACHE[key] = (loss, fn)
+    return fn
+
+
+@dataclass(frozen=True)
+class HPLane:
+    eta: str
+    outcome: Outcome
+    steps: int
+    x: mpmath.mpf
+    y: mpmath.mpf
+    D: mpmath.mpf
+    t_bar: int
+    bounce: int
+    dps: int
+    backend: str
+
+
+def run_hp(loss: Loss, x0: Any, y0: Any, eta: Any, *, dps: int = 30, max_steps: int = 10**5,
+           xtol: float = 0.0, rtol: float = 1e-13, backend: str = "auto") -> list[HPLane]:
+    """The GD map at ``dps`` ≥ 30 significant digits on a (small) set of lanes.
+
+    Inputs are converted exactly from their float64 values (so the hp run starts where the float
+    run starts). ``backend``: ``"arb"`` (python-flint, midpoints kept; ~10x faster than mpmath),
+    ``"mpmath"``, or ``"auto"`` (arb when the loss expression maps onto arb operations).
+    Stopping rules and outcomes are those of :func:`run`.
+    """
+    if dps < 30:
+        raise ValueError(f"the high-precision path runs at >= 30 digits, got dps={dps}")
+    x0, y0, eta = _as_lanes(x0, y0, eta)
+    fn = _hp_dl(loss) if backend in ("auto", "arb") else None
+    if backend == "arb" and fn is None:
+        raise ValueError(f"loss {loss.name!r} cannot be evaluated in arb")
+    out = []
+    if fn is not None:
+        from flint import arb, ctx
+        old = ctx.prec
+        ctx.prec = int(dps * 3.33) + 16
+        try:
+            for a, b, e in zip(x0, y0, eta):
+                out.append(_hp_lane_arb(fn, arb(float(a)), arb(float(b)), arb(float(e)), float(e),
+                                        max_steps, xtol, rtol, dps))
+        finally:
+            ctx.prec = old
+    else:
+        with mpmath.workdps(dps + 5):
+            for a, b, e in zip(x0, y0, eta):
+                out.append(_hp_lane_mp(loss._mp_dl, mpmath.mpf(float(a)), mpmath.mpf(float(b)),
+                                       mpmath.mpf(float(e)), float(e), max_steps, xtol, rtol, dps))
+    return out
+
+
+def _hp_lane_arb(fn, x, y, e, ef, max_steps, xtol, rtol, dps):
+    thr = 2 / e
+    status, t, t_bar, bounce = Outcome.BUDGET, 0, -1, 0
+    while t < max_steps:
+        if x == 0:
+            status = Outcome.FROZEN
+            break
+        y2 = y * y
+        if y2 > thr:
+            bounce += 1
+        elif t_bar < 0 and y2 < thr:
+            t_bar = t
+        eg = e * fn(x * y)
+        xn = (x - eg * y).mid()
+        yn = (y - eg * x).mid()
+        if not (abs(float(xn)) < _HUGE and abs(float(yn)) < _HUGE):
+            x, y, t, status = xn, yn, t + 1, Outcome.DIVERGED
+            break
+        q = abs(float(xn)) / abs(float(x))
+        x, y, t = xn, yn, t + 1
+        if abs(float(x)) <= xtol:
+            status = Outcome.CONVERGED
+            break
+        if q < 1 and rtol > 0 and ef * ef * float(y) ** 2 * float(x) ** 2 / (1 - q * q) <= rtol:
+            status = Outcome.CONVERGED
+            break
+    mp = lambda v: mpmath.mpf(v.mid().str(dps + 5, radius=False))
+    with mpmath.workdps(dps + 5):
+        X, Y = mp(x), mp(y)
+        return HPLane(repr(ef), status, t, X, Y, Y * Y - X * X, t_bar, bounce, dps, "arb")
+
+
+def _hp_lane_mp(dl, x, y, e, ef, max_steps, xtol, rtol, dps):
+    thr = 2 / e
+    status, t, t_bar, bounce = Outcome.BUDGET, 0, -1, 0
+    while t < max_steps:
+        if x == 0:
+            status = Outcome.FROZEN
+            break
+        y2 = y * y
+        if y2 > thr:
+            bounce += 1
+        elif t_bar < 0 and y2 < thr:
+            t_bar = t
+        eg = e * dl(x * y)
+        xn = x - eg * y
+        yn = y - eg * x
+        if not (abs(xn) < _HUGE and abs(yn) < _HUGE):
+            x, y, t, status = xn, yn, t + 1, Outcome.DIVERGED
+            break
+        q = float(abs(xn) / abs(x))
+        x, y, t = xn, yn, t + 1
+        if abs(x) <= xtol:
+            status = Outcome.CONVERGED
+            break
+        if q < 1 and rtol > 0 and ef * ef * float(y * y * x * x) / (1 - q * q) <= rtol:
+            status = Outcome.CONVERGED
+            break
+    return HPLane(repr(ef), status, t, +x, +y, y * y - x * x, t_bar, bounce, dps, "mpmath")
+
+
+def naive_mpmath_gd(loss: Loss, x0: float, y0: float, eta: float, steps: int, dps: int = 30):
+    """Reference: the plain mpmath loop (mpf objects, ℓ' from the mpmath lambdification)."""
+    with mpmath.workdps(dps):
+        x, y, e = mpmath.mpf(x0), mpmath.mpf(y0), mpmath.mpf(eta)
+        dl = loss._mp_dl
+        for _ in range(steps):
+            g = dl(x * y)
+            x, y = x - e * g * y, y - e * g * x
+        return +x, +y
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    agree: bool
+    max_rel_diff_D: float
+    tolerance: float
+    lanes: int
+    dps: int
+    backend: str
+    outcome_mismatch: int
+    crossing_mismatch: int
+
+    def as_data(self) -> dict:
+        return {"hp_agree": self.agree, "hp_max_rel_diff_D": self.max_rel_diff_D,
+                "hp_tolerance": self.tolerance, "hp_lanes": self.lanes, "hp_dps": self.dps,
+                "hp_backend": self.backend, "hp_outcome_mismatch": self.outcome_mismatch,
+                "hp_crossing_mismatch": self.crossing_mismatch}
+
+
+def cross_check(loss: Loss, x0: Any, y0: Any, eta: Any, *, tol: float = 1e-9, dps: int = 30,
+                max_steps: int = 10**5, rtol: float = 1e-13, xtol: float = 0.0) -> CrossCheck:
+    """Float64 engine vs the ≥ 30-digit path on the given lanes: relative disagreement of the final D.
+
+    ``agree`` is False (the caller must then report INCONCLUSIVE) if any |D_f64 − D_hp|/|D_hp| > tol,
+    or if outcomes or crossing indices differ.
+    """
+    fast = run(loss, x0, y0, eta, max_steps=max_steps, rtol=rtol, xtol=xtol)
+    slow = run_hp(loss, x0, y0, eta, dps=dps, max_steps=max_steps, rtol=rtol, xtol=xtol)
+    diffs, omis, cmis = [], 0, 0
+    for i, h in enumerate(slow):
+        d = abs(mpmath.mpf(float(fast.D[i])) - h.D) / abs(h.D) if h.D != 0 else abs(fast.D[i])
+        diffs.append(float(d))
+        omis += int(Outcome(fast.outcome[i]) != h.outcome)
+        cmis += int(int(fast.t_bar[i]) != h.t_bar)
+    worst = max(diffs) if diffs else 0.0
+    agree = bool(worst <= tol and omis == 0 and cmis == 0)
+    return CrossCheck(agree, worst, tol, len(slow), dps, slow[0].backend if slow else "-", omis, cmis)
+
+
+# ----------------------------------------------------------------------------- benchmarks
+def _bench_losses() -> tuple[Loss, Loss]:
+    import numba as _nb
+
+    @_nb.njit(cache=True)
+    def k_sqrt(s, p):
+        return s / math.sqrt(1.0 + s * s)
+
+    @_nb.njit(cache=True)
+    def k_tanh(s, p):
+        return math.tanh(s)
+
+    return (Loss(name="sqrt", dl=S / sp.sqrt(1 + S**2), l=sp.sqrt(1 + S**2), beta=2.0, kernel=k_sqrt),
+            Loss(name="tanh-derivative", dl=sp.tanh(S), l=sp.log(2 * sp.cosh(S)), beta=2.0, kernel=k_tanh))
+
+
+@benchmark("dynamics.float64_lanes", target=5e7, unit="lane-steps/s",
+           description="float64 numba engine, 1000-lane step-size sweep of GD on log(2cosh(xy)) "
+                       "(fixed step count); ratio vs a plain Python loop reported")
+def bench_float64() -> dict:
+    loss, loss_tanh = _bench_losses()
+    lanes, steps = 1000, 20000
+    eta = np.geomspace(1e-3, 0.3, lanes)
+    x0, y0 = normalised_start(eta, 3.0)
+
+    def engine_rate(L, parallel=False):
+        run(L, x0[:2], y0[:2], eta[:2], max_steps=10, rtol=0.0, parallel=parallel)  # compile
+        t = time.perf_counter()
+        r = run(L, x0, y0, eta, max_steps=steps, rtol=0.0, xtol=0.0, parallel=parallel)
+        return int(r.steps.sum()) / (time.perf_counter() - t)
+
+    def python_rate(f):
+        py_steps, py_lanes = 2000, 10
+        t = time.perf_counter()
+        for i in range(py_lanes):
+            x, y, e = float(x0[i]), float(y0[i]), float(eta[i])
+            for _ in range(py_steps):
+                g = f(x * y)
+                x, y = x - e * g * y, y - e * g * x
+        return py_steps * py_lanes / (time.perf_counter() - t)
+
+    rate = engine_rate(loss)
+    py = python_rate(lambda s: s / math.sqrt(1.0 + s * s))
+    rate_tanh = engine_rate(loss_tanh)
+    py_tanh = python_rate(math.tanh)
+    return {"value": rate, "loss": "sqrt(1+s^2) (l' = s/sqrt(1+s^2)), one thread",
+            "python_loop_rate": py, "speedup_vs_python": rate / py,
+            "tanh_loss_rate": rate_tanh, "tanh_speedup_vs_python": rate_tanh / py_tanh,
+            "lanes": lanes, "steps_per_lane": steps}
+
+
+@benchmark("dynamics.high_precision", target=30.0, unit="x naive mpmath",
+           description="high-precision GD path (30 digits) vs a naive mpmath loop at the same digits; "
+                       "agreement in digits reported")
+def bench_hp() -> dict:
+    loss = _bench_losses()[1]
+    dps, steps = 30, 2000
+    x0, y0 = normalised_start(0.05, 3.0)
+    x0, y0 = float(x0), float(y0)
+    t = time.perf_counter()
+    xr, yr = naive_mpmath_gd(loss, x0, y0, 0.05, steps, dps=dps)
+    t_naive = time.perf_counter() - t
+    t = time.perf_counter()
+    h = run_hp(loss, x0, y0, 0.05, dps=dps, max_steps=steps, rtol=0.0)[0]
+    t_fast = time.perf_counter() - t
+    with mpmath.workdps(dps + 5):
+        rel = abs(h.y - yr) / abs(yr)
+        digits = float(-mpmath.log10(rel)) if rel > 0 else float(dps + 5)
+    return {"value": t_naive / t_fast, "naive_seconds": t_naive, "hp_seconds": t_fast,
+            "steps": steps, "dps": dps, "agreement_digits": digits, "backend": h.backend}
