@@ -165,17 +165,59 @@ def mean_model_final(A0, eta, d, *, max_steps: int = 2_000_000, a_tol: float = 1
     return (A.reshape(shape), b.reshape(shape), steps.reshape(shape), flips.reshape(shape))
 
 
-def mean_model_path(A0: float, eta: float, d: float, steps: int, a_mult: float = 2.0):
-    """Trajectory (A_t, b_t), t = 0..steps, of (5) in float64 (numpy)."""
+def mean_model_path(A0: float, eta: float, d: float, steps: int, a_mult: float = 2.0,
+                    loss: str = "sym"):
+    """Trajectory (A_t, b_t), t = 0..steps, of (5) in float64.
+
+    ``a_mult`` is the factor in the A-step a_mult·d²η (2 in the paper); ``loss="logi"`` replaces
+    ℓ_sym' by ℓ_logi'(s) = -1/(1 + e^s) (both are planted variants for fig8)."""
     A = np.empty(steps + 1)
     b = np.empty(steps + 1)
     A[0], b[0] = A0, 0.0
     for t in range(steps):
         gb = float(g(b[t]))
-        lp = 0.5 * math.tanh(0.5 * A[t] * gb)
+        s = A[t] * gb
+        lp = 0.5 * math.tanh(0.5 * s) if loss == "sym" else -0.5 * (1.0 - math.tanh(0.5 * s))
         A[t + 1] = A[t] - a_mult * d * d * eta * lp * gb
         b[t + 1] = b[t] - eta * lp * A[t] * float(g_prime(b[t]))
     return A, b
+
+
+@numba.njit(cache=True)
+def _mm_envelope(A0, eta, d, gamma, max_steps):
+    """Theorem 3's proof invariant along (5): worst ratios |A_t|/(|A0|e^{-γt}) and b_t/(-η|A0|/γ)
+    over t <= steps, and max_t b_t; stops once |A_t| <= 1e-13|A0| (converged) or at max_steps."""
+    A = A0
+    b = 0.0
+    dd = d * d
+    b_floor = eta * abs(A0) / gamma
+    worst_env = 0.0
+    worst_b = 0.0
+    b_max = 0.0
+    t = 0
+    while t < max_steps and abs(A) > 1e-13 * abs(A0):
+        gb = _g1(b)
+        lp = 0.5 * math.tanh(0.5 * A * gb)
+        A, b = A - 2.0 * dd * eta * lp * gb, b - eta * lp * A * _gp1(b)
+        t += 1
+        env = abs(A0) * math.exp(-gamma * t)
+        r = abs(A) / env if env > 0 else math.inf
+        if r > worst_env:
+            worst_env = r
+        if -b / b_floor > worst_b:
+            worst_b = -b / b_floor
+        if b > b_max:
+            b_max = b
+    return worst_env, worst_b, b_max, b, t
+
+
+def envelope(A0: float, eta: float, d: float, gamma: float, max_steps: int = 5_000_000) -> dict:
+    """Run :func:`_mm_envelope`; ``converged`` is False if the step budget ran out."""
+    env, wb, bmax, b, t = _mm_envelope(float(A0), float(eta), float(d), float(gamma),
+                                       int(max_steps))
+    return {"env_ratio": float(env), "b_ratio": float(wb), "b_max": float(bmax),
+            "b_final": float(b), "steps": int(t),
+            "converged": bool(t < max_steps)}
 
 
 # --------------------------------------------------------------------------- gradient flow (6)
@@ -249,3 +291,21 @@ def transition_bisect(d: int, A0: float, lo: float = 6.0, hi: float = 12.0,
         else:
             lo = mid
     return {"ok": True, "lo": lo, "hi": hi, "c_star": 0.5 * (lo + hi), "evals": evals}
+
+
+# --------------------------------------------------------------------------- symbolic forms (sympy)
+
+def sym():
+    """Sympy building blocks for §3: symbols, φ, Φ, g, ℓ_sym, ℓ_logi (ℓ_sym in its log form, its
+    derivative also in the tanh form ½ tanh(s/2))."""
+    import sympy as sp
+    b, z, s, A, d, eta = sp.symbols("b z s A d eta", real=True)
+    dpos = sp.Symbol("d", positive=True)
+    phi = sp.exp(-b ** 2 / 2) / sp.sqrt(2 * sp.pi)
+    Phi = (1 + sp.erf(b / sp.sqrt(2))) / 2
+    g_expr = phi + b * Phi
+    ell_sym = sp.log(1 + sp.exp(-s)) / 2 + sp.log(1 + sp.exp(s)) / 2
+    ell_logi = sp.log(1 + sp.exp(-s))
+    return {"sp": sp, "b": b, "z": z, "s": s, "A": A, "d": d, "dpos": dpos, "eta": eta,
+            "phi": phi, "Phi": Phi, "g": g_expr, "ell_sym": ell_sym, "ell_logi": ell_logi,
+            "ell_sym_prime_tanh": sp.tanh(s / 2) / 2}

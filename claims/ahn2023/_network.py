@@ -281,10 +281,11 @@ def fig1_sweep(seed: int, full: bool, init_var: str = "paper", objective: str = 
     data = sample(rng, n, d)
     a0 = init_params(rng, d, init_var)
     test = sample(rng, TEST_SIZE, d)
-    etas = fig1_grid(full)
-    if objective == "sum":
-        etas = etas / n  # the sum objective's transition sits n times lower; scan there
-    steps = np.ceil(total_time / etas - 1e-9).astype(np.int64)
+    mean_etas = fig1_grid(full)
+    # GD on the sum with step η is GD on the mean with step nη (def3.erratum); scan the sum n times
+    # lower, with the same number of steps, so both scans cover mean-loss time ηT = 10
+    etas = mean_etas / n if objective == "sum" else mean_etas
+    steps = np.ceil(total_time / mean_etas - 1e-9).astype(np.int64)
     final = gd_final(data, a0, etas, steps, objective)
     acc = np.array([accuracy(test, *row[:3]) if np.all(np.isfinite(row[:3])) else np.nan
                     for row in final])
