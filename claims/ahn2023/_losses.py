@@ -133,3 +133,103 @@ def beta_loss(beta) -> Loss:
 
 
 CATALOGUE = {"rsym": RSYM, "sym": SYM, "sqrt": SQRT, "huber": HUBER, "logi": LOGI}
+
+
+def loss_by_key(key: str) -> Loss:
+    """``rsym``, ``sym``, ``sqrt``, ``huber``, ``logi`` or ``beta=<p/q>``."""
+    if key.startswith("beta="):
+        return beta_loss(key.split("=", 1)[1])
+    return CATALOGUE[key]
+
+
+# ================================================================ shared runs for the §2 claims
+# (helpers used by sec2_gf_regime, sec2_eos_regime and appA_figures; cached so that a claim's
+# check and its planted errors reuse the same simulations)
+import numpy as np  # noqa: E402
+
+from verify import Check, Context, Evidence, Status  # noqa: E402
+from verify import dynamics  # noqa: E402
+from verify.asymptotic import Series  # noqa: E402
+from verify.claim import outcome  # noqa: E402
+
+XT, YT = 0.75, 1.25  # the fixed normalised start (x̃, ỹ) of spec E7; ỹ² − x̃² = 1
+MAX_STEPS = 2 * 10**8
+
+
+def k_grid(lo: float, hi: float, step: float) -> tuple[float, ...]:
+    """k values of the grid η = e^{-k} (spec E7), lo..hi inclusive."""
+    n = int(round((hi - lo) / step)) + 1
+    return tuple(round(lo + i * step, 6) for i in range(n))
+
+
+@lru_cache(maxsize=None)
+def lanes(key: str, ks: tuple, m: float, qs: tuple | None = None, qs_beta: float | None = None,
+          rtol: float = 1e-13, xtol: float = 0.0, s_c: float = 0.5, s_eps: float = 0.0,
+          contraction: bool = False) -> dynamics.Lanes:
+    """GD from the normalised start √(m/η)(x̃, ỹ) for η = e^{-k}, k in ``ks`` (cached).
+
+    ``qs = (K, e, hi)`` asks for the quasi-static ratio |s|^b/δ over
+    bouncing steps with K·η^e ≤ δ ≤ hi (b = ``qs_beta``, default the loss's β)."""
+    loss = loss_by_key(key)
+    eta = np.exp(-np.asarray(ks, float))
+    x0, y0 = dynamics.normalised_start(eta, m, XT, YT)
+    kw = {}
+    if qs is not None:
+        K, e, hi = qs
+        kw["qs_window"] = (K * eta**e, hi)
+        kw["beta"] = qs_beta
+    return dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=rtol, xtol=xtol, s_c=s_c,
+                        s_eps=s_eps, contraction=contraction, **kw)
+
+
+@lru_cache(maxsize=None)
+def hp_agreement(key: str, ks: tuple, m: float, tol: float = 1e-9) -> dynamics.CrossCheck:
+    """The ≥30-digit path on the large-η lanes of a sweep (k ≤ 2: short runs) vs float64."""
+    sub = tuple(k for k in ks if k <= 2.0) or ks[:1]
+    eta = np.exp(-np.asarray(sub, float))
+    x0, y0 = dynamics.normalised_start(eta, m, XT, YT)
+    return dynamics.cross_check(loss_by_key(key), x0, y0, eta, tol=tol, dps=30, max_steps=10**5)
+
+
+def outcome_guard(r: dynamics.Lanes, what: str) -> Evidence | None:
+    """INCONCLUSIVE evidence when a lane did not converge (never silently a pass)."""
+    bad = ~r.ok()
+    if bad.any():
+        i = int(np.nonzero(bad)[0][0])
+        return outcome(Status.INCONCLUSIVE,
+                       f"{what}: {int(bad.sum())} lane(s) did not converge "
+                       f"({r.counts()}); first: eta={r.eta[i]:.4g} outcome "
+                       f"{dynamics.Outcome(r.outcome[i])} after {int(r.steps[i])} steps: raise the "
+                       f"step budget or shorten the grid", outcomes=r.counts(), eta=float(r.eta[i]))
+    return None
+
+
+def combine(name: str, checks: dict, kind: str) -> Check:
+    """One check made of labelled sub-checks (e.g. one per loss); the weakest status wins and
+    every part's summary and numbers stay in the evidence."""
+
+    def run(ctx: Context) -> Evidence:
+        parts = {label: c(ctx) for label, c in checks.items()}
+        worst = min(p.status for p in parts.values())
+        label, first = next((l, p) for l, p in parts.items() if p.status == worst)
+        data = {l: {"verdict": str(p.status), "summary": p.summary, **dict(p.data)}
+                for l, p in parts.items()}
+        return outcome(worst, f"{len(parts)} parts, weakest {label}: {first.summary}", parts=data)
+
+    return Check(name, run, kind)
+
+
+def guarded(check: Check, key: str, ks_of: callable, m: float) -> Check:
+    """Run the ≥30-digit cross-check on the sweep's large-η lanes first; a disagreement makes the
+    check INCONCLUSIVE; otherwise the agreement numbers are added to the evidence."""
+
+    def run(ctx: Context) -> Evidence:
+        cc = hp_agreement(key, ks_of(ctx), m)
+        if not cc.agree:
+            return outcome(Status.INCONCLUSIVE, f"float64 and {cc.dps}-digit runs disagree "
+                           f"(max rel. diff of y_inf^2 {cc.max_rel_diff_D:.2e} > {cc.tolerance:.0e})",
+                           **cc.as_data())
+        ev = check(ctx)
+        return Evidence(ev.check, ev.status, ev.summary, {**dict(ev.data), **cc.as_data()})
+
+    return Check(check.name, run, check.kind)
