@@ -456,10 +456,12 @@ class BoundResult:
 
 
 def _enclose(h: ArbFn, lo: Fraction, hi: Fraction, taylor: Taylor0 | None,
-             derivative: ArbFn | None, use_series: bool) -> tuple[arb | None, str, int]:
+             derivative: ArbFn | None, use_series: bool,
+             zeros: frozenset = frozenset()) -> tuple[arb | None, str, int, arb | None]:
     """Best enclosure of h on [lo, hi] and the method; also the power k of s divided out (Taylor).
 
-    Returns (enclosure of h(s)/s^k, method, k); k > 0 only for the Taylor form around 0.
+    Returns (enclosure of h(s)/s^k, method, k, lower bound); k > 0 only for the Taylor form around
+    0. The lower bound is exact (not rounded through a union) when h is certified monotone.
     """
     X = _box(lo, hi)
     if taylor is not None and -taylor.radius <= lo and hi <= taylor.radius:
@@ -469,8 +471,9 @@ def _enclose(h: ArbFn, lo: Fraction, hi: Fraction, taylor: Taylor0 | None,
         q = taylor.quotient(X, k)
         if k % 2 == 1 and hi <= 0:
             q = -q  # s^k <= 0 on this box: the sign of h is that of -q
-        return q, "taylor", k
+        return q, "taylor", k, q.lower()
     best = None
+    exact_low = None
     method = "natural"
     try:
         nat = h(X)
@@ -489,8 +492,11 @@ def _enclose(h: ArbFn, lo: Fraction, hi: Fraction, taylor: Taylor0 | None,
         d = pair[1] if pair is not None else None
     if d is not None and isinstance(d, arb) and d.is_finite():
         if d > 0 or d < 0:  # monotone on the box: the hull of the endpoint values is exact-ish
-            a, b = h(_q2arb(lo)), h(_q2arb(hi))
+            # endpoint values; an endpoint where h is exactly 0 (sympy) contributes exactly 0
+            a = arb(0) if lo in zeros else h(_q2arb(lo))
+            b = arb(0) if hi in zeros else h(_q2arb(hi))
             mv = a.union(b)
+            exact_low = a.lower().min(b.lower())
             method = "monotone"
         else:
             c = (lo + hi) / 2
@@ -498,7 +504,12 @@ def _enclose(h: ArbFn, lo: Fraction, hi: Fraction, taylor: Taylor0 | None,
             method = "mean-value"
         if mv.is_finite():
             best = mv if best is None else (best.intersection(mv) if best.overlaps(mv) else mv)
-    return best, method, 0
+        elif exact_low is not None:
+            exact_low = None
+    if best is None:
+        return None, method, 0, None
+    low = exact_low if exact_low is not None else best.lower()
+    return best, method, 0, low
 
 
 def _point_value(h: ArbFn, s: Fraction, taylor: Taylor0 | None) -> arb | None:
@@ -514,13 +525,16 @@ def _point_value(h: ArbFn, s: Fraction, taylor: Taylor0 | None) -> arb | None:
 def prove_nonnegative(h: ArbFn, lo: Any, hi: Any, *, strict: bool = False, taylor: Taylor0 | None = None,
                       derivative: ArbFn | None = None, prec: int = DEFAULT_PREC,
                       max_boxes: int = 20000, max_depth: int = 60,
-                      use_series: bool | None = None) -> BoundResult:
+                      use_series: bool | None = None, zeros: Sequence[Any] = ()) -> BoundResult:
     """Certify h(s) >= 0 (``strict``: > 0) for every s in [lo, hi] by adaptive bisection.
 
     Boxes are processed depth-first, left to right (deterministic). A box is closed when the
     enclosure's lower end is >= 0 (> 0 if strict). An undecided box is evaluated at its exact
     midpoint: a value ball strictly below 0 (<= 0 if strict) is a certified counterexample.
+    ``zeros``: points where h is known to vanish exactly (e.g. by sympy); on a box where h is
+    certified monotone, such an endpoint contributes the exact value 0 (touching endpoints).
     """
+    zset = frozenset(exact(z) for z in zeros)
     a, b = exact(lo), exact(hi)
     if not a <= b:
         raise ValueError(f"empty interval [{a}, {b}]")
@@ -536,20 +550,22 @@ def prove_nonnegative(h: ArbFn, lo: Any, hi: Any, *, strict: bool = False, taylo
             l, r, depth = stack.pop()
             boxes += 1
             deepest = max(deepest, depth)
-            enc, method, k = _enclose(h, l, r, taylor, derivative, use_series)
-            ok = enc is not None and (enc > 0 if (strict and (k == 0 or not (l <= 0 <= r))) else enc >= 0)
+            enc, method, k, low = _enclose(h, l, r, taylor, derivative, use_series, zset)
+            ok = enc is not None and (low > 0 if (strict and (k == 0 or not (l <= 0 <= r))) else low >= 0)
             if strict and k > 0 and l <= 0 <= r:
                 ok = False  # h(0) = 0 there
             if ok:
                 by_method[method] = by_method.get(method, 0) + 1
-                low = float(enc.lower()) if k == 0 else None
-                if low is not None:
-                    min_lower = low if min_lower is None else min(min_lower, low)
+                lowf = float(low) if k == 0 else None
+                if lowf is not None:
+                    min_lower = lowf if min_lower is None else min(min_lower, lowf)
                 continue
             points = [(l + r) / 2] if l != r else [l]
             if enc is not None and (enc < 0 if not strict else enc <= 0):
                 points = points + [l, r]  # the whole box is on the wrong side
             for p in points:
+                if p in zset and not strict:
+                    continue
                 v = _point_value(h, p, taylor)
                 if v is not None and (v < 0 if not strict else v <= 0):
                     return BoundResult(Status.REFUTED, a, b, prec, boxes, deepest, strict, p, v,
@@ -617,6 +633,24 @@ def _auto_taylor(expr: sp.Expr | None, var, a: Fraction, b: Fraction, prec: int,
         return None
 
 
+def _exact_zeros(expr: sp.Expr | None, var, points: Sequence[Fraction], seconds: float = 5.0) -> list[Fraction]:
+    """The given points where sympy proves expr == 0 exactly (touching endpoints)."""
+    if expr is None or var is None:
+        return []
+    from .symbolic import BudgetExceeded, is_zero
+    out = []
+    for p in points:
+        try:
+            val = expr.subs(var, sp.Rational(p.numerator, p.denominator))
+            if val.has(sp.nan, sp.zoo):
+                continue
+            if is_zero(val, seconds) is True:
+                out.append(p)
+        except (BudgetExceeded, TypeError, ValueError):
+            continue
+    return out
+
+
 # --------------------------------------------------------------------------- check constructors
 
 def _claim_text(lhs: Any, rhs: Any, rel: str) -> str:
@@ -644,15 +678,18 @@ def inequality(name: str, lhs: Any, rhs: Any, lo: Any, hi: Any, *, var: sp.Symbo
         v = var if var is not None else _var_of(lhs, rhs)
         h, expr = _difference(lhs, rhs, v)
         t = taylor if taylor is not None else _auto_taylor(expr, v, a, b, prec, taylor_radius, taylor_order)
+        zeros = _exact_zeros(expr, v, (a, b))
         res = prove_nonnegative(h, a, b, strict=strict, taylor=t, derivative=derivative, prec=prec,
-                                max_boxes=max_boxes, max_depth=max_depth)
+                                max_boxes=max_boxes, max_depth=max_depth, zeros=zeros)
         stmt = _claim_text(lhs, rhs, rel)
         data = {"statement": stmt, "method": "arb adaptive bisection (natural / mean-value / "
                 "monotone / Taylor-at-0 enclosures)", **res.data(),
                 "domain_certified": [_qstr(a), _qstr(b)], "why": why}
+        if zeros:
+            data["exact_zeros_sympy"] = [_qstr(z) for z in zeros]
         where = f"[{a}, {b}]"
         if res.status == Status.REFUTED:
-            return outcome(Status.REFUTED, f"{stmt} fails at s = {res.witness} (~{float(res.witness):.6g}): "
+            return outcome(Status.REFUTED, f"{stmt} fails at {v if v is not None else 's'} = {res.witness} (~{float(res.witness):.6g}): "
                            f"rhs - lhs in [{_bounds(res.witness_value)[0]:.6g}, "
                            f"{_bounds(res.witness_value)[1]:.6g}] (certified, {prec} bits)", **data)
         if res.status == Status.INCONCLUSIVE:
