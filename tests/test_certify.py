@@ -1,0 +1,203 @@
+"""Unit tests for verify.certify: arb interval certificates, planted too-tight constants refuted."""
+from fractions import Fraction
+
+import flint
+import pytest
+import sympy as sp
+from flint import arb
+
+from verify import certify
+from verify.claim import Context, Status
+
+s = sp.Symbol("s")
+b = sp.Symbol("b")
+PHI = sp.exp(-b**2 / 2) / sp.sqrt(2 * sp.pi)
+CDF = (1 + sp.erf(b / sp.sqrt(2))) / 2
+G = PHI + b * CDF  # smoothed ReLU g(b) = phi(b) + b Phi(b)
+
+
+def run(check):
+    return check(Context(seed=0))
+
+
+# --------------------------------------------------------------------------- infrastructure
+
+def test_precision_is_scoped_and_restored():
+    before = flint.ctx.prec
+    with certify.working_precision(300):
+        assert flint.ctx.prec == 300
+    assert flint.ctx.prec == before
+    with pytest.raises(RuntimeError):
+        with certify.working_precision(200):
+            raise RuntimeError("boom")
+    assert flint.ctx.prec == before
+
+
+def test_from_sympy_encloses_and_rejects_unknown_nodes():
+    f = certify.from_sympy(sp.tanh(s) / s + sp.sqrt(1 + s**2) - sp.Rational(1, 3) * sp.exp(s), s)
+    with certify.working_precision(100):
+        v = f(arb("0.5"))
+    expected = float(sp.N((sp.tanh(s) / s + sp.sqrt(1 + s**2) - sp.exp(s) / 3).subs(s, sp.Rational(1, 2)), 30))
+    assert v.contains(arb(repr(expected))) or abs(float(v.mid()) - expected) < 1e-14
+    with pytest.raises(ValueError, match="unsupported node"):
+        certify.from_sympy(sp.Function("q")(s), s)
+    with pytest.raises(ValueError):
+        certify.from_sympy(s + sp.Symbol("t"))
+
+
+def test_from_sympy_gives_series_derivatives():
+    f = certify.from_sympy(sp.tanh(s) * sp.erfc(s), s)
+    with certify.working_precision(64):
+        val, der = certify.derivative_enclosure(f, arb("0.3"))
+    exact = sp.diff(sp.tanh(s) * sp.erfc(s), s).subs(s, sp.Rational(3, 10))
+    assert abs(float(der.mid()) - float(exact)) < 1e-12
+
+
+def test_taylor_at_zero_closes_removable_singularity():
+    t = certify.taylor_at_zero(1 - s**2 / 4 - sp.tanh(s) / s, s, Fraction(1, 16))
+    assert t.leading() == 2  # h = s^2/12 + O(s^4): the touching point is divided out
+    assert t.coeffs[2] == Fraction(1, 12)
+    with pytest.raises(ValueError, match="singular"):
+        certify.taylor_at_zero(1 / s, s, Fraction(1, 8))
+
+
+# --------------------------------------------------------------------------- (a)-(c) bounds
+
+def test_a_rsym_quarter_is_proved():
+    ev = run(certify.inequality("rsym", sp.tanh(s) / s, 1 - s**2 / 4, Fraction(-1, 4), Fraction(1, 4)))
+    assert ev.status == Status.PROVED, ev.summary
+    assert ev.data["boxes"] > 0 and ev.data["prec_bits"] >= 53
+    assert ev.data["domain_certified"] == ["-1/4", "1/4"]
+    assert ev.data["taylor_at_0"]["coeffs"][2] == "1/12"
+
+
+def test_b_rsym_half_is_refuted_with_certified_witness():
+    ev = run(certify.inequality("rsym_half", sp.tanh(s) / s, 1 - s**2 / 2, Fraction(-1, 4), Fraction(1, 4)))
+    assert ev.status == Status.REFUTED, ev.summary
+    w = Fraction(ev.data["witness"])
+    assert w != 0 and abs(w) <= Fraction(1, 4)
+    assert ev.data["witness_value"][1] < 0  # the whole ball of rhs - lhs is below 0
+    assert float(1 - w**2 / 2) < float(sp.tanh(sp.Rational(w.numerator, w.denominator)) / w)
+
+
+def test_c_sqrt_two_fifths_proved_and_literal_range_refuted():
+    lhs = (1 + s**2) ** sp.Rational(-1, 2)
+    rhs = 1 - sp.Rational(2, 5) * s**2
+    ev = run(certify.inequality("sqrt", lhs, rhs, Fraction(-2, 5), Fraction(2, 5)))
+    assert ev.status == Status.PROVED, ev.summary
+    bad = run(certify.inequality("sqrt_literal", lhs, rhs, -2, 2))
+    assert bad.status == Status.REFUTED, bad.summary
+    assert abs(abs(bad.data["witness_float"]) - 1) < 0.5  # near |s| = 1 (1/sqrt 2 > 3/5)
+    assert bad.data["witness_value"][1] < 0
+
+
+def test_callable_bound_with_user_taylor_form():
+    """tanh(s)/s <= 1 with an arb callable and a hand-made Taylor enclosure near 0."""
+    # tanh(s)/s = 1 - s^2/3 + rho s^4, |rho| <= 2/15 + slack on |s| <= 1/8
+    tay = certify.Taylor0(Fraction(1, 8), (0, 0, Fraction(1, 3)), 4, arb("0 +/- 0.2"))
+    h = lambda v: 1 - certify.ops.tanh(v) / v
+    res = certify.prove_nonnegative(h, -1, 1, taylor=tay)
+    assert res.status == Status.PROVED
+    assert res.boxes_by_method.get("taylor", 0) >= 1
+
+
+def test_inconclusive_lists_unresolved_boxes():
+    # h(s) = s^2 touches 0 at s = 1/3 (not 0): no Taylor form there, so bisection cannot close it
+    res = certify.prove_nonnegative(lambda v: (v - arb(1) / 3) ** 2, 0, 1, max_depth=12)
+    assert res.status == Status.INCONCLUSIVE
+    assert res.unresolved_count >= 1
+    lo, hi = res.unresolved[0]
+    assert lo <= Fraction(1, 3) <= hi
+
+
+def test_touching_endpoint_proved_via_exact_zero():
+    """fact8.kappa core: g/Phi >= m := g(-1)/Phi(-1) on [-1, 0], equality at -1 (sympy-exact)."""
+    m = (G / CDF).subs(b, -1)
+    ev = run(certify.inequality("kappa_lower", m, G / CDF, -1, 0))
+    assert ev.status == Status.PROVED, ev.summary
+    assert ev.data["exact_zeros_sympy"] == ["-1"]
+    swapped = run(certify.inequality("kappa_swapped", G / CDF, m, -1, 0))
+    assert swapped.status == Status.REFUTED
+
+
+def test_tail_rule():
+    # tanh(s)/s <= 1 on [1/2, 4] plus a sympy tail beyond 4 (1 - tanh(s)/s >= 0 for s >= 4)
+    tail = certify.sympy_tail("tail", 1 - 1 / s, s, 4)  # 1/s >= tanh(s)/s there
+    ev = run(certify.inequality("le1", sp.tanh(s) / s, 1, Fraction(1, 2), 4, tail=tail))
+    assert ev.status == Status.PROVED
+    assert "tail" in ev.data
+    alone = run(certify.inequality("le1", sp.tanh(s) / s, 1, Fraction(1, 2), 4))
+    assert alone.status == Status.PROVED and "only" in alone.summary
+
+
+# --------------------------------------------------------------------------- (d), (e) constants and roots
+
+def test_d_g_minus_one_margins():
+    g1 = G.subs(b, -1)
+    assert run(certify.constant("g(-1)>0.08", g1, "> 0.08")).status == Status.PROVED
+    bad = run(certify.constant("g(-1)>0.0834", g1, "> 0.0834"))
+    assert bad.status == Status.REFUTED
+    assert bad.data["value"][1] < 0.0834
+    assert run(certify.constant("pi", sp.pi * sp.Rational(8, 100)**2 / 4, ">= 1/200")).status == Status.PROVED
+
+
+def test_e_theorem4_example_root():
+    f = G - 2 / sp.sqrt(10 * sp.pi)
+    ev = run(certify.root_bound("thm4", f, (-1, 0), "< -0.087"))
+    assert ev.status == Status.PROVED, ev.summary
+    assert 2.6e-4 < ev.data["margin_mid"] < 2.8e-4
+    assert ev.data["width"] < 1e-20
+    import mpmath
+    with mpmath.workdps(30):  # independent float cross-check of the enclosure
+        gf = lambda x: mpmath.npdf(x) + x * mpmath.ncdf(x) - 2 / mpmath.sqrt(10 * mpmath.pi)
+        ref = float(mpmath.findroot(gf, -0.08))
+    lo, hi = ev.data["root"]
+    assert lo - 1e-15 <= ref <= hi + 1e-15
+    bad = run(certify.root_bound("thm4_tight", f, (-1, 0), "< -0.0873"))
+    assert bad.status == Status.REFUTED
+    # no sign change on the bracket: inconclusive, never a pass
+    assert run(certify.root_bound("nobracket", f, (0, 1), "< 0")).status == Status.INCONCLUSIVE
+
+
+def test_validity_endpoint_of_rsym_inequality():
+    ev = run(certify.validity_range("rsym_range", sp.tanh(s) / s, 1 - s**2 / 4, 0, 2, claim=">= 1/4"))
+    assert ev.status == Status.PROVED, ev.summary
+    lo, hi = ev.data["endpoint"]
+    assert 0 < hi - lo <= 1e-11 and 0.9146 < lo < 0.9147
+    assert run(certify.validity_range("r", sp.tanh(s) / s, 1 - s**2 / 4, 0, 2,
+                                      claim=">= 1")).status == Status.REFUTED
+
+
+# --------------------------------------------------------------------------- (f) limiting sharpness
+
+@pytest.mark.parametrize("eta", [Fraction(1, 10), Fraction(1, 20), Fraction(1, 100)])
+def test_f_limit_sharpness_tanh(eta):
+    x0, y0 = certify.eos_start(eta)
+    ev = run(certify.limit_sharpness("lim", certify._tanh_dloss, eta, x0, y0, d2loss=certify._tanh_d2loss))
+    assert ev.status == Status.PROVED, ev.summary
+    lo, hi = ev.data["y_inf_sq"]
+    assert hi < 2 / float(eta) and lo > 2 / float(eta) - 1
+    assert ev.data["width"] < 1e-3 * (2 / float(eta) - hi) + 1e-12
+    gap = ev.data["upper_minus_sharpness"]
+    assert gap[0] > 0
+    # planted: "the limit is above 2/eta" must be refuted by the same enclosure
+    planted = run(certify.limit_sharpness("p", certify._tanh_dloss, eta, x0, y0, d2loss=certify._tanh_d2loss,
+                                          upper=None, lower=certify.EOS))
+    assert planted.status == Status.REFUTED
+
+
+def test_limit_sharpness_with_automatic_second_derivative():
+    eta = Fraction(1, 10)
+    x0, y0 = certify.eos_start(eta)
+    ev = run(certify.limit_sharpness("auto", certify.ops.tanh, eta, x0, y0))
+    assert ev.status == Status.PROVED, ev.summary
+
+
+def test_limit_sharpness_requires_series_or_d2loss():
+    ev = run(certify.limit_sharpness("x", certify._tanh_dloss, Fraction(1, 10), 1, 2))
+    assert ev.status == Status.INCONCLUSIVE
+
+
+def test_evidence_is_deterministic():
+    chk = certify.inequality("det", sp.tanh(s) / s, 1 - s**2 / 4, Fraction(-1, 4), Fraction(1, 4))
+    assert run(chk).to_json() == run(chk).to_json()
