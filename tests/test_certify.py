@@ -201,3 +201,16 @@ def test_limit_sharpness_requires_series_or_d2loss():
 def test_evidence_is_deterministic():
     chk = certify.inequality("det", sp.tanh(s) / s, 1 - s**2 / 4, Fraction(-1, 4), Fraction(1, 4))
     assert run(chk).to_json() == run(chk).to_json()
+
+
+def test_limit_sharpness_sqrt_loss():
+    """A second loss family: l_sqrt'(s) = s / sqrt(1 + s^2), written with series-capable ops."""
+    eta = Fraction(1, 10)
+    x0, y0 = certify.eos_start(eta)
+    ev = run(certify.limit_sharpness("sqrt", lambda v: v * (1 + v * v).rsqrt(), eta, x0, y0))
+    assert ev.status == Status.PROVED, ev.summary
+    assert ev.data["y_inf_sq"][1] < 20
+    # planted: sharpness <= 1/eta throughout (the EoS limit is ~2/eta): refuted
+    bad = run(certify.limit_sharpness("sqrt_p", lambda v: v * (1 + v * v).rsqrt(), eta, x0, y0,
+                                      upper=lambda e: 1 / e))
+    assert bad.status == Status.REFUTED
