@@ -498,8 +498,10 @@ class DiagonalAdaGrad(Schedule):
 # --------------------------------------------------------------------------- high precision
 
 def _arb_to_mpf(x) -> mpmath.mpf:
+    """Exact conversion of an arb midpoint (no rounding to mpmath's current precision)."""
     man, exp = x.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp)))
+    with mpmath.workprec(max(int(man).bit_length(), 53)):
+        return mpmath.mpf((int(man), int(exp)))
 
 
 @dataclass
@@ -512,6 +514,8 @@ class Snapshot:
     ln_ap: list
     ln_am: list
     rnorm: mpmath.mpf
+    S: list = field(default_factory=list)      # S_k = Σ_{l<k} s_l
+    s2: list = field(default_factory=list)     # Σ_{l<k} s_l² (for the planted "q → x²")
 
     @property
     def beta(self) -> list:
@@ -579,6 +583,7 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
         ln_a = [A(float(a)).log().mid() for a in problem.alpha]
         lp, lm = list(ln_a), list(ln_a)
         S = [A(0)] * d
+        s2 = [A(0)] * d
         thr = sorted(checkpoints, reverse=True)
         snaps: list[Snapshot] = []
         losses: list[float] = []
@@ -593,7 +598,8 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
         def snap(k, rn):
             return Snapshot(k, [_arb_to_mpf(t) for t in u], [_arb_to_mpf(t) for t in v],
                             [_arb_to_mpf(t) for t in lp], [_arb_to_mpf(t) for t in lm],
-                            _arb_to_mpf(rn))
+                            _arb_to_mpf(rn), [_arb_to_mpf(t) for t in S],
+                            [_arb_to_mpf(t) for t in s2])
 
         while True:
             beta = flint.arb_mat([[(ui * vi).mid()] for ui, vi in zip(u, v)])
@@ -647,9 +653,10 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
             u, v = ([(u[j] - s[j] * v[j]).mid() for j in range(d)],
                     [(v[j] - s[j] * u[j]).mid() for j in range(d)])
             k += 1
+            S = [(S[j] + s[j]).mid() for j in range(d)]
+            s2 = [(s2[j] + s[j] * s[j]).mid() for j in range(d)]
             if track_fact5:
                 # fact5: ½ arcsinh(β_k/α_k²) − φ_k = −S_k with α_k² = exp(lp + lm), φ_k = (lp − lm)/2
-                S = [(S[j] + s[j]).mid() for j in range(d)]
                 for j in range(d):
                     bj = u[j] * v[j]
                     a2 = (lp[j] + lm[j]).exp()
@@ -708,8 +715,8 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
                      lo: float = 1e-3, hi: float = 10.0, rel: float = 1e-3, lanes: int = 8,
                      max_steps: int = 200_000, tol_rel: float = 1e-16) -> Bracket:
     """Bracket γ̃_max (def14) by multi-section: each round runs ``lanes`` stepsizes inside the
-    current bracket (one float64 lane each, same batch seed) and keeps the first
-    converged → not-converged transition. "Not converged" covers blow-up, a hit of ±1 and an
+    current bracket (one float64 lane each, same batch seed) and keeps the last converged stepsize
+    and the next one. ``lo`` should be a stepsize known to converge within the budget. "Not converged" covers blow-up, a hit of ±1 and an
     exhausted budget (recorded in ``hi_outcome``)."""
     runs = 0
     rounds = 0
@@ -720,15 +727,20 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
         runs += len(grid)
         rounds += 1
         ok = res.status == CONVERGED
-        # keep the first failure; everything below it converged
+        # the bracket ends at the LAST converged stepsize: a failure below a converged γ is a
+        # budget artefact (small γ converge slowly), not the threshold
         if ok.all():
             lo = float(grid[-1])
             continue
-        first_bad = int(np.argmin(ok))
-        hi = float(grid[first_bad])
-        hi_outcome = res.outcome(first_bad)
-        if first_bad > 0:
-            lo = float(grid[first_bad - 1])
+        if not ok.any():
+            hi = float(grid[0])
+            hi_outcome = res.outcome(0)
+            continue
+        last = int(np.nonzero(ok)[0][-1])
+        lo = float(grid[last])
+        if last + 1 < len(grid):
+            hi = float(grid[last + 1])
+            hi_outcome = res.outcome(last + 1)
     return Bracket(lo, hi, hi_outcome, runs, rounds)
 
 
