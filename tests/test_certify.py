@@ -214,3 +214,24 @@ def test_limit_sharpness_sqrt_loss():
     bad = run(certify.limit_sharpness("sqrt_p", lambda v: v * (1 + v * v).rsqrt(), eta, x0, y0,
                                       upper=lambda e: 1 / e))
     assert bad.status == Status.REFUTED
+
+
+def test_beta_loss_enclosures_and_sharpness():
+    d1, d2 = certify.beta_loss(2)  # c_2 = 4/27, r_2 = 3/2
+    with certify.working_precision(64):
+        v = d1(arb("0.5"))
+        assert v.contains(arb(13) / 27)  # 0.5 (1 - (4/27) 0.25)
+        straddle = d1(arb("1.5 +/- 0.1"))
+        assert straddle.contains(arb(1)) and straddle.contains(d1(arb("1.45")))
+        assert d1(arb(0)).is_zero() and d2(arb(0)).contains(arb(1))
+    eta = Fraction(1, 10)
+    x0, y0 = certify.eos_start(eta)
+    ev = run(certify.limit_sharpness("beta2", d1, eta, x0, y0, d2loss=d2))
+    assert ev.status == Status.PROVED, ev.summary
+    # Example 1 (A2) for l_2 on 0 < s <= c_2: l'(s)/s <= 1 - c_2 s^2 (equality inside r_2), and the
+    # planted "for every s" version (indicator dropped) fails for large s
+    c2 = Fraction(4, 27)
+    a2_global = certify.inequality("beta2_global", lambda u: d1(u) / u,
+                                   lambda u: 1 - certify.ball(c2) * u * u, Fraction(1, 2), 10)
+    bad = run(a2_global)
+    assert bad.status == Status.REFUTED and bad.data["witness_float"] > 1.5

@@ -35,6 +35,10 @@ What can be certified
   with D_{t+1} = (1 - eta^2 l'(s_t)^2) D_t, D = y^2 - x^2, plus a two-sided geometric tail bound
   proved by induction (see :func:`_tail_certificate`).
 
+Example losses: ``ops.tanh`` (l_rsym' = tanh), ``lambda v: ops.tanh(v / 2) / 2`` (l_sym', curvature
+1/4), ``lambda v: v * (1 + v * v).rsqrt()`` (l_sqrt'), and :func:`beta_loss` (the piecewise l_beta
+family, with rigorous enclosures across the breakpoint r_beta).
+
 Functions are Python callables on arb balls. Write them with the dual operations in :data:`ops`
 (``ops.tanh(s)`` ...) so that they also accept ``arb_series`` (automatic derivatives); callables
 written with arb methods (``s.tanh()``) work too, with the natural extension only (or pass the
@@ -171,6 +175,22 @@ def _cosh(v):
     return v.cosh()
 
 
+def _sech(v):
+    return 1 / _cosh(v) if _series(v) else v.sech()
+
+
+def _coth(v):
+    return _cosh(v) / _sinh(v) if _series(v) else v.coth()
+
+
+def _atanh(v):
+    return ((1 + v) / (1 - v)).log() / 2 if _series(v) else v.atanh()
+
+
+def _asinh(v):
+    return (v + (v * v + 1).sqrt()).log() if _series(v) else v.asinh()
+
+
 def _log1p(v):
     return (1 + v).log() if _series(v) else v.log1p()
 
@@ -191,8 +211,9 @@ def _normal_cdf(v):
 
 ops = SimpleNamespace(
     exp=lambda v: v.exp(), log=lambda v: v.log(), sqrt=lambda v: v.sqrt(), rsqrt=lambda v: v.rsqrt(),
-    tanh=_tanh, sinh=_sinh, cosh=_cosh, log1p=_log1p, abs=_abs,
-    sin=lambda v: v.sin(), cos=lambda v: v.cos(), atan=lambda v: v.atan(),
+    tanh=_tanh, sinh=_sinh, cosh=_cosh, sech=_sech, coth=_coth, atanh=_atanh, asinh=_asinh,
+    log1p=_log1p, abs=_abs,
+    sin=lambda v: v.sin(), cos=lambda v: v.cos(), tan=lambda v: v.tan(), atan=lambda v: v.atan(),
     erf=lambda v: v.erf(), erfc=lambda v: v.erfc(),
     normal_pdf=_normal_pdf, normal_cdf=_normal_cdf,
 )
@@ -239,8 +260,9 @@ def supports_series(f: ArbFn) -> bool:
 
 _SYMPY_UNARY: dict[Any, Callable] = {
     sp.exp: ops.exp, sp.log: ops.log, sp.tanh: ops.tanh, sp.sinh: ops.sinh, sp.cosh: ops.cosh,
-    sp.sin: ops.sin, sp.cos: ops.cos, sp.atan: ops.atan, sp.erf: ops.erf, sp.erfc: ops.erfc,
-    sp.Abs: ops.abs,
+    sp.sech: ops.sech, sp.coth: ops.coth, sp.atanh: ops.atanh, sp.asinh: ops.asinh,
+    sp.sin: ops.sin, sp.cos: ops.cos, sp.tan: ops.tan, sp.atan: ops.atan,
+    sp.erf: ops.erf, sp.erfc: ops.erfc, sp.Abs: ops.abs,
 }
 
 
@@ -248,8 +270,8 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
     """Compile a sympy expression in (at most) one variable into a callable on arb / arb_series.
 
     Walks the expression tree; only numbers, ``pi``, ``E``, ``+``, ``*``, powers and the functions
-    exp, log, sqrt/rational powers, tanh, sinh, cosh, sin, cos, atan, erf, erfc and Abs are
-    accepted (anything else, e.g. Piecewise or an undefined function, raises ``ValueError`` naming
+    exp, log, sqrt/rational powers, tanh, sinh, cosh, sech, coth, atanh, asinh, sin, cos, tan,
+    atan, erf, erfc and Abs are accepted (anything else, e.g. Piecewise or an undefined function, raises ``ValueError`` naming
     the node). Rational constants become arb balls at the precision in force when called.
     """
     expr = sp.sympify(expr)
@@ -1278,6 +1300,62 @@ def limit_sharpness(name: str, dloss: ArbFn, eta: Any, x0: Any, y0: Any, *, d2lo
         return outcome(Status.INCONCLUSIVE, "enclosure straddles a bound: " + shown, **data)
 
     return Check(name, run, kind)
+
+
+# --------------------------------------------------------------------------- example losses
+
+def _abs_pow(X: arb, beta: arb) -> arb:
+    """|X|^beta for beta > 0, also when the ball X contains 0 (monotone in |s|)."""
+    a = abs(X)
+    if a.lower() > 0:
+        return a ** beta
+    top = a.upper()
+    return arb(0) if top.is_zero() else arb(0).union(top ** beta)
+
+
+def beta_loss(beta: Any) -> tuple[ArbFn, ArbFn]:
+    """(l_beta', l_beta'') as rigorous arb callables for the family of ahn2023 Example 1:
+    l_beta'(s) = s (1 - c_beta |s|^beta) for |s| < r_beta and sgn(s) beyond, with
+    c_beta = (1/(beta+1)) (beta/(beta+1))^beta and r_beta = (beta+1)/beta (beta > 1 exact).
+
+    A ball straddling +-r_beta gets the union of the pieces evaluated on the parts of the ball
+    (each piece on a slightly enlarged part, which only widens the enclosure), so the callables are
+    valid enclosures on every ball; they do not take arb_series, so pass both to
+    :func:`limit_sharpness` (``dloss=..., d2loss=...``).
+    """
+    bq = exact(beta)
+    if not bq > 1:
+        raise ValueError(f"beta = {bq} must be > 1")
+
+    def consts():
+        b = _q2arb(bq)
+        c = (b / (b + 1)).log().__mul__(b).exp() / (b + 1)
+        return b, c, _q2arb((bq + 1) / bq)
+
+    def pieces(S: arb, inner, outer_value):
+        b, c, r = consts()
+        lo, hi = S.lower(), S.upper()
+        rhi, rlo = r.upper(), r.lower()
+        parts = []
+        if not (lo > rhi or hi < -rhi):
+            parts.append(inner(lo.max(-rhi).union(hi.min(rhi)), b, c))
+        if hi >= rlo:
+            parts.append(arb(outer_value(1)))
+        if lo <= -rlo:
+            parts.append(arb(outer_value(-1)))
+        out = parts[0]
+        for p in parts[1:]:
+            out = out.union(p)
+        return out
+
+    def dloss(S: arb) -> arb:
+        return pieces(S, lambda X, b, c: X * (1 - c * _abs_pow(X, b)), lambda sign: sign)
+
+    def d2loss(S: arb) -> arb:
+        return pieces(S, lambda X, b, c: 1 - (b + 1) * c * _abs_pow(X, b), lambda sign: 0)
+
+    dloss.__name__, d2loss.__name__ = f"l_beta'[beta={bq}]", f"l_beta''[beta={bq}]"
+    return dloss, d2loss
 
 
 # --------------------------------------------------------------------------- benchmarks
