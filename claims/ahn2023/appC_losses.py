@@ -1,0 +1,812 @@
+"""ahn2023, Appendix C: properties of the loss — Lemma 5, the Taylor identity (9), Example 1 (each
+loss, with the derived (A3) constants) and (A2) versus (A2+) (fact4), with the errata F3, N1, N2.
+
+Example-1 inequalities are written as small named functions returning ``(lhs, rhs)`` with the
+claim ``lhs <= rhs`` on a stated domain (see :data:`EXAMPLE1_INEQUALITIES`). Each takes an
+``ops`` namespace (``tanh``, ``sqrt``, ``cosh``, ``num``): :data:`MP` (mpmath), :data:`SYMPY`
+(returns sympy expressions, e.g. for ``verify.certify.inequality``), or an arb adapter. For now they
+are checked with mpmath at 50 digits on a fine grid plus the exact limit of the normalised gap at
+0+ (``supported``); a rigorous interval certificate can replace the grid without touching them.
+"""
+from __future__ import annotations
+
+import math
+import types
+from fractions import Fraction
+
+import mpmath
+import sympy as sp
+from hypothesis import strategies as st
+
+from claims.ahn2023 import PAPER
+from claims.ahn2023._sec2_common import (HUB, NAMED_LOSSES, RSYM, SQRT, beta_constants, beta_loss,
+                                         grid_inequality, losses)
+from claims.ahn2023.sec2_basics import A2P_INPUTS, a2plus_property
+from verify import Claim, Planted, Status, sampling, symbolic
+from verify.claim import check, outcome
+
+MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
+SYMPY = types.SimpleNamespace(tanh=sp.tanh, sqrt=sp.sqrt, cosh=sp.cosh, num=sp.Integer)
+
+S = sp.Symbol("s", positive=True)
+r_ = sp.Symbol("r", positive=True)
+u_ = sp.Symbol("u", nonnegative=True)   # u = s²
+eps = sp.Symbol("epsilon", positive=True)
+beta = sp.Symbol("beta", positive=True)
+
+
+def _k(ops, q) -> object:
+    """An exact rational constant in the backend of ``ops``."""
+    q = Fraction(q)
+    return ops.num(q.numerator) / ops.num(q.denominator)
+
+
+# ============================================================================ named inequalities
+# Each returns (lhs, rhs); the claim is lhs <= rhs on the stated domain (s > 0 by evenness).
+
+def rsym_a2inf(s, ops=MP):
+    """ℓ_rsym'(s)/s = tanh(s)/s <= 1, all s != 0."""
+    return ops.tanh(s) / s, ops.num(1)
+
+
+def rsym_a2(s, c=Fraction(1, 4), beta_=2, ops=MP):
+    """tanh(s)/s <= 1 − c|s|^β; Example 1 claims it for 0 < |s| < 1/4 with c = 1/4, β = 2."""
+    return ops.tanh(s) / s, 1 - _k(ops, c) * s**beta_
+
+
+def rsym_a3(s, C=Fraction(1, 3), ops=MP):
+    """1 − C s² <= tanh(s)/s, all s != 0 ((A3) with C = 1/3, sharp)."""
+    return 1 - _k(ops, C) * s**2, ops.tanh(s) / s
+
+
+def rsym_third_derivative(r, eps_=Fraction(3, 4), ops=MP):
+    """ε r <= −ℓ_rsym'''(r) = 2 tanh(r)/cosh²(r) on (0, ε) (Lemma 5 converse hypothesis)."""
+    return _k(ops, eps_) * r, 2 * ops.tanh(r) / ops.cosh(r) ** 2
+
+
+def rsym_converse(s, eps_=Fraction(3, 4), divisor=6, ops=MP):
+    """tanh(s)/s <= 1 − ε s²/divisor on (0, ε); divisor 6 is correct, 2 is the printed erratum F3."""
+    return ops.tanh(s) / s, 1 - _k(ops, eps_) * s**2 / divisor
+
+
+def sqrt_a2inf(s, ops=MP):
+    """ℓ_sqrt'(s)/s = (1 + s²)^{-1/2} <= 1."""
+    return 1 / ops.sqrt(1 + s**2), ops.num(1)
+
+
+def sqrt_a2(s, c=Fraction(2, 5), ops=MP):
+    """(1 + s²)^{-1/2} <= 1 − c s² for 0 < |s| < c (c = 2/5, reading §7 F2)."""
+    return 1 / ops.sqrt(1 + s**2), 1 - _k(ops, c) * s**2
+
+
+def sqrt_a3(s, C=Fraction(1, 2), ops=MP):
+    """1 − C s² <= (1 + s²)^{-1/2}, all s ((A3) with C = 1/2, sharp)."""
+    return 1 - _k(ops, C) * s**2, 1 / ops.sqrt(1 + s**2)
+
+
+def sqrt_third_derivative(r, eps_=Fraction(1, 2), ops=MP):
+    """ε r <= −ℓ_sqrt'''(r) = 3r(1 + r²)^{-5/2} on (0, ε)."""
+    return _k(ops, eps_) * r, 3 * r / ops.sqrt(1 + r**2) ** 5
+
+
+def sqrt_converse(s, eps_=Fraction(1, 2), divisor=6, ops=MP):
+    """(1 + s²)^{-1/2} <= 1 − ε s²/divisor on (0, ε)."""
+    return 1 / ops.sqrt(1 + s**2), 1 - _k(ops, eps_) * s**2 / divisor
+
+
+def tanh_2s5_a2inf(s, ops=MP):
+    """For ℓ'(s) = tanh(s + 2s⁵) (erratum N1): ℓ'(s)/s <= 1 — false at s = 1/2."""
+    return ops.tanh(s + 2 * s**5) / s, ops.num(1)
+
+
+EXAMPLE1_INEQUALITIES = {
+    # name: (function, lo, hi, closed at hi, what the paper / spec claims)
+    "rsym_a2inf": (rsym_a2inf, 0, math.inf, False, "ex1.rsym: tanh(s)/s <= 1 for s != 0"),
+    "rsym_a2": (rsym_a2, 0, Fraction(1, 4), False, "ex1.rsym: tanh(s)/s <= 1 − s²/4 on 0 < |s| < 1/4"),
+    "rsym_a3": (rsym_a3, 0, math.inf, False, "ex1.rsym_a3: tanh(s)/s >= 1 − s²/3"),
+    "rsym_third_derivative": (rsym_third_derivative, 0, Fraction(3, 4), False,
+                              "lem5.converse / erratum_const: −ℓ'''(r) >= (3/4) r on (0, 3/4)"),
+    "rsym_converse": (rsym_converse, 0, Fraction(3, 4), False,
+                      "lem5.converse: tanh(s)/s <= 1 − (3/4)s²/6 on (0, 3/4)"),
+    "sqrt_a2inf": (sqrt_a2inf, 0, math.inf, False, "ex1.sqrt: (1 + s²)^{-1/2} <= 1"),
+    "sqrt_a2": (sqrt_a2, 0, Fraction(2, 5), False, "ex1.sqrt: (1 + s²)^{-1/2} <= 1 − (2/5)s² on |s| < 2/5"),
+    "sqrt_a3": (sqrt_a3, 0, math.inf, False, "ex1.sqrt_a3: (1 + s²)^{-1/2} >= 1 − s²/2"),
+    "sqrt_third_derivative": (sqrt_third_derivative, 0, Fraction(1, 2), False,
+                              "lem5.converse: −ℓ_sqrt'''(r) >= r/2 on (0, 1/2)"),
+    "sqrt_converse": (sqrt_converse, 0, Fraction(1, 2), False,
+                      "lem5.converse: (1 + s²)^{-1/2} <= 1 − s²/12 on (0, 1/2)"),
+}
+
+
+def _gap(fn, **kw):
+    """s -> rhs − lhs in mpmath (>= 0 where the inequality holds)."""
+    def gap(v):
+        lhs, rhs = fn(v, **kw, ops=MP)
+        return rhs - lhs
+    return gap
+
+
+def _limit0(fn, order, **kw):
+    """Exact limit at 0+ of (rhs − lhs)/s^order, from the sympy form of the same function."""
+    def lim():
+        lhs, rhs = fn(S, **kw, ops=SYMPY)
+        return sp.limit((rhs - lhs) / S**order, S, 0, "+")
+    return lim
+
+
+def named_check(name, fn, hi, *, order, closed=False, lo=1e-9, points=(240, 2400), even=True, **kw):
+    """Grid + exact-limit check of one named inequality ``fn`` on 0 < s < hi (both signs if even)."""
+    return grid_inequality(name, _gap(fn, **kw), lo, hi, order=order, closed=closed, even=even,
+                           limit0=_limit0(fn, order, **kw), points=points,
+                           describe=f"{fn.__name__}{'(' + ', '.join(f'{k}={v}' for k, v in kw.items()) + ')' if kw else ''}")
+
+
+# ============================================================================ Lemma 5
+
+def _d4_at_0(expr):
+    return sp.diff(expr, S, 4).subs(S, 0)
+
+
+def _l_rsym(v):
+    return sp.log(2 * sp.cosh(v))
+
+
+def _l_sqrt(v):
+    return sp.sqrt(1 + v**2)
+
+
+def _excess_property(args):
+    loss, sv = args
+    with mpmath.workdps(50):
+        e = loss.excess(sv)
+        ok = e >= 0 and (sv == 0 or e > 0)
+        return bool(ok), {"loss": str(loss), "l(s)-l(0)": mpmath.nstr(e, 10)}
+
+
+def _quadratic_growth(args):
+    loss, sv = args
+    with mpmath.workdps(50):
+        return bool(loss.excess(sv) >= mpmath.mpf(sv) ** 2 / 2), {"loss": str(loss)}
+
+
+_svals = st.one_of(st.just(0.0), st.floats(-50, 50), st.floats(-1e-6, 1e-6))
+
+LEM5_MIN = Claim(
+    id="ahn2023.lem5.min",
+    source=PAPER.at("Lemma 5, App. C"),
+    title="Under (A1), ℓ is minimised at 0 and ℓ'(0) = 0",
+    statement=r"\ell'(0)=0,\ \ell(s)\ge\ell(0)",
+    hypotheses=("(A1)",),
+    status="theorem", expect="supported",
+    uses=("ahn2023.def6.a1",),
+    checks=(
+        symbolic.all_of("derivative_at_0", (
+            symbolic.identity("rsym", lambda: sp.diff(_l_rsym(S), S).subs(S, 0), 0),
+            symbolic.identity("sqrt", lambda: sp.diff(_l_sqrt(S), S).subs(S, 0), 0),
+            symbolic.identity("beta", lambda: sp.limit(S * (1 - (1 / (beta + 1)) * (beta / (beta + 1)) ** beta
+                                                            * S**beta), S, 0, "+"), 0),
+            symbolic.identity("hub", lambda: sp.diff(S**2 / 2, S).subs(S, 0), 0),
+        )),
+        sampling.forall("minimum_at_0", st.tuples(losses(), _svals), _excess_property, examples=(150, 1500),
+                        describe="ℓ(s) − ℓ(0) >= 0, > 0 for s != 0 (50 digits, cancellation-free forms)"),
+    ),
+    planted=(Planted("p3", "ℓ(s) ≥ ℓ(0) + s²/2 for all s (quadratic growth; false for 1-Lipschitz ℓ)",
+                     sampling.forall("quadratic_growth", st.tuples(losses(), _svals), _quadratic_growth,
+                                     examples=(150, 1500))),),
+)
+
+a4, a6, acoef = sp.symbols("a4 a6 a", real=True)
+
+
+def _jet_ratio_limit():
+    """For an even C⁴ loss s²/2 + a4 s⁴/24 + a6 s⁶/720: (ℓ'(s)/s − 1)/s² -> a4/6 = ℓ⁽⁴⁾(0)/6."""
+    loss = S**2 / 2 + a4 * S**4 / 24 + a6 * S**6 / 720
+    return sp.limit((sp.diff(loss, S) / S - 1) / S**2, S, 0, "+")
+
+
+_fourth_family = sp.diff(sp.tanh(S + acoef * S**3), S, 3).subs(S, 0)  # ℓ⁽⁴⁾(0) of ℓ' = tanh(s + a s³)
+
+
+def _nec_family_property(k):
+    """ℓ' = tanh(s + a s³), a = k/12 (convex, 1-Lipschitz, ℓ''(0) = 1): if ℓ'(s)/s <= 1 at small
+    s (as (A2) requires), then ℓ⁽⁴⁾(0) <= 0."""
+    a = sp.Rational(k, 12)
+    fourth = _fourth_family.subs(acoef, a)
+    with mpmath.workdps(50):
+        af = mpmath.mpf(k) / 12
+        ratios = [mpmath.tanh(t + af * t**3) / t for t in (mpmath.mpf("1e-3"), mpmath.mpf("1e-2"))]
+        a2_near_0 = all(v <= 1 for v in ratios)
+    return bool((not a2_near_0) or fourth <= 0), {"a": str(a), "l4(0)": str(fourth),
+                                                  "A2_near_0": a2_near_0}
+
+
+LEM5_NEC = Claim(
+    id="ahn2023.lem5.nec",
+    source=PAPER.at("Lemma 5, App. C"),
+    title="(A2) forces ℓ⁽⁴⁾(0) ≤ 0 (and β ≥ 2 for C⁴ losses)",
+    statement=r"(A1),\ \ell\in C^4,\ (A2)\Rightarrow\ell^{(4)}(0)\le0;\ \ell'(s)/s=1+\ell^{(4)}(0)s^2/6+o(s^2)",
+    hypotheses=("(A1)", r"\ell\in C^4\text{ near }0", "(A2) for some β"),
+    status="theorem", expect="supported",
+    uses=("ahn2023.eq9", "ahn2023.def6"),
+    checks=(
+        symbolic.identity("rsym_fourth_derivative", lambda: _d4_at_0(_l_rsym(S)), -2),
+        symbolic.identity("sqrt_fourth_derivative", lambda: _d4_at_0(_l_sqrt(S)), -3),
+        symbolic.identity("ratio_expansion", _jet_ratio_limit, lambda: a4 / 6),
+        symbolic.identity("family_fourth_derivative", lambda: _fourth_family, lambda: 6 * acoef - 2),
+        sampling.forall("family_tanh_s_plus_as3", st.integers(0, 36), _nec_family_property,
+                        examples=(37, 37), describe="ℓ' = tanh(s + a s³), a = k/12"),
+    ),
+    planted=(Planted("p4", "ℓ⁽⁴⁾(0) ≥ 0 (wrong sign; ℓ_rsym has −2)",
+                     symbolic.truth("rsym_fourth_nonneg", lambda: sp.Ge(_d4_at_0(_l_rsym(S)), 0))),),
+    notes="Derived corollary: a C⁴ loss satisfies (A2) only with β ≥ 2. The proof's pointwise claim "
+          "'ℓ''' ≤ 0 on (0, ε)' does not follow from an integral bound (§7 N6); the conclusion does.",
+)
+
+
+def _converse_integral(divisor_kernel=1):
+    """(1/s)∫₀^s (s − r)(−ε r) dr."""
+    return sp.integrate((S - r_) * (-eps * r_), (r_, 0, S)) / S / divisor_kernel
+
+
+@check("no_c_for_beta_3_2", kind="INT")
+def _rsym_beta_3_2(ctx):
+    """(A2) with β = 3/2 fails for ℓ_rsym: (1 − r(s))/s^{3/2} -> 0, so no c > 0 works near 0."""
+    lim = sp.limit((1 - sp.tanh(S) / S) / S**sp.Rational(3, 2), S, 0, "+")
+    with mpmath.workdps(50):
+        s0 = mpmath.mpf("0.01")
+        c = mpmath.mpf(1) / 4
+        lhs, rhs = rsym_a2(s0, c=Fraction(1, 4), beta_=mpmath.mpf(3) / 2)
+    if lim == 0 and lhs > rhs:
+        return outcome(Status.REFUTED, "(1 − tanh(s)/s)/s^{3/2} -> 0 as s -> 0+, so ℓ'(s)/s <= 1 − c s^{3/2} "
+                       f"fails near 0 for every c > 0; e.g. c = 1/4 at s = 0.01: {mpmath.nstr(lhs, 12)} > "
+                       f"{mpmath.nstr(rhs, 12)}", limit=str(lim), witness={"c": "1/4", "s": "0.01"})
+    return outcome(Status.INCONCLUSIVE, f"limit {lim}", limit=str(lim))
+
+
+def _with_dps(fn, dps=50):
+    with mpmath.workdps(dps):
+        return fn()
+
+
+def _erratum_const_witness(_):
+    lhs, rhs = _with_dps(lambda: rsym_converse(mpmath.mpf(1) / 10, eps_=Fraction(3, 4), divisor=2))
+    return bool(lhs <= rhs), {"tanh(s)/s": mpmath.nstr(lhs, 15), "1-eps*s^2/2": mpmath.nstr(rhs, 15),
+                              "eps": "3/4", "s": "1/10", "dps": 50}
+
+
+_ERRATUM_CONST_AT_WITNESS = sampling.witness("printed_bound_at_s_0_1", "s = 1/10, eps = 3/4",
+                                             _erratum_const_witness)
+
+LEM5_CONVERSE = Claim(
+    id="ahn2023.lem5.converse",
+    source=PAPER.at("Lemma 5, App. C (corrected, §7 F3, N1)"),
+    title="ℓ⁽⁴⁾(0) < 0 gives the local part of (A2) with β = 2 (constant ε/6)",
+    statement=r"\ell'''(r)\le-\varepsilon r\ (0<r<\varepsilon)\Rightarrow\ell'(s)/s\le1-\varepsilon s^2/6"
+              r"\ (0<s<\varepsilon);\ \text{with }\ell'(s)\le s\ \forall s>0:\ (A2),\ \beta=2",
+    hypotheses=("(A1)", r"\ell\in C^4\text{ near }0", r"\ell^{(4)}(0)<0"),
+    status="theorem", expect="supported",
+    uses=("ahn2023.eq9", "ahn2023.def6"),
+    checks=(
+        symbolic.identity("integral_core", _converse_integral, lambda: -eps * S**2 / 6),
+        named_check("rsym_third_derivative_hyp", rsym_third_derivative, 0.75, order=1, even=False),
+        named_check("rsym_conclusion", rsym_converse, 0.75, order=2),
+        named_check("sqrt_third_derivative_hyp", sqrt_third_derivative, 0.5, order=1, even=False),
+        named_check("sqrt_conclusion", sqrt_converse, 0.5, order=2),
+    ),
+    planted=(
+        Planted("p1", "(A2) with β = 3/2 (fails near 0 for every C⁴ loss; ℓ_rsym)", _rsym_beta_3_2),
+        Planted("p2", "the printed constant εs²/2 (= lem5.erratum_const)", _ERRATUM_CONST_AT_WITNESS),
+    ),
+    notes="ε = 3/4 for ℓ_rsym and ε = 1/2 for ℓ_sqrt are admissible (checked); the global part "
+          "needs ℓ'(s) <= s for s > 0 (ex1.*), otherwise erratum N1 applies.",
+)
+
+LEM5_ERRATUM_CONST = Claim(
+    id="ahn2023.lem5.erratum_const",
+    source=PAPER.at("Lemma 5 proof, App. C (§7 F3)"),
+    title="Printed chain ℓ'''(r) ≤ −εr ⇒ ℓ'(s)/s ≤ 1 − εs²/2 (erratum)",
+    statement=r"\ell'''(r)\le-\varepsilon r\ (0<r<\varepsilon)\Rightarrow\ell'(s)/s\le1-\varepsilon s^2/2",
+    status="erratum", expect="refuted",
+    uses=("ahn2023.lem5.converse",),
+    checks=(
+        named_check("hypothesis_holds_rsym_eps_3_4", rsym_third_derivative, 0.75, order=1, even=False),
+        _ERRATUM_CONST_AT_WITNESS,
+    ),
+    notes="Witness ℓ = ℓ_rsym, ε = 3/4, s = 1/10: tanh(0.1)/0.1 ≈ 0.99668 > 1 − (3/4)(0.01)/2 = 0.99625. "
+          "The correct constant is ε/6 (lem5.converse).",
+)
+
+
+def _tanh_2s5_d(v):
+    return sp.tanh(v + 2 * v**5)
+
+
+def _erratum_global_witness(_):
+    with mpmath.workdps(50):
+        lhs, rhs = tanh_2s5_a2inf(mpmath.mpf(1) / 2)
+        return bool(lhs <= rhs), {"l'(1/2)/(1/2)": mpmath.nstr(lhs, 20), "bound": 1, "dps": 50}
+
+
+def _tanh_2s5_convex(sv):
+    with mpmath.workdps(40):
+        sv = mpmath.mpf(sv)
+        d2 = mpmath.sech(sv + 2 * sv**5) ** 2 * (1 + 10 * sv**4)
+        return bool(d2 > 0 and abs(mpmath.tanh(sv + 2 * sv**5)) < 1)
+
+
+LEM5_ERRATUM_GLOBAL = Claim(
+    id="ahn2023.lem5.erratum_global",
+    source=PAPER.at("Lemma 5, App. C (§7 N1)"),
+    title="Printed 'ℓ⁽⁴⁾(0) < 0 ⇒ (A2) with β = 2' read globally (erratum)",
+    statement=r"(A1),\ \ell^{(4)}(0)<0\Rightarrow\ell'(s)/s\le1-c s^21\{|s|\le c\}\ \forall s\ne0",
+    status="erratum", expect="refuted",
+    uses=("ahn2023.lem5.converse",),
+    checks=(
+        symbolic.identity("witness_curvature_at_0", lambda: sp.diff(_tanh_2s5_d(S), S).subs(S, 0), 1),
+        symbolic.identity("witness_fourth_derivative", lambda: sp.diff(_tanh_2s5_d(S), S, 3).subs(S, 0), -2),
+        symbolic.identity("witness_odd", lambda: _tanh_2s5_d(-S) + _tanh_2s5_d(S), 0),
+        sampling.forall("witness_convex_lipschitz", st.floats(-20, 20), _tanh_2s5_convex, examples=(100, 1000)),
+        sampling.witness("global_part_at_s_1_2", "s = 1/2", _erratum_global_witness),
+    ),
+    notes="Witness ℓ even with ℓ'(s) = tanh(s + 2s⁵): (A1) holds and ℓ⁽⁴⁾(0) = −2, but "
+          "ℓ'(1/2)/(1/2) = 2 tanh(9/16) > 1, so (A2) fails globally for every c.",
+)
+
+# ============================================================================ eq. (9)
+
+a3c, a4c, a5c = sp.symbols("a3 a4 a5", real=True)
+
+
+def _poly_loss(v):
+    return v**2 / 2 + a3c * v**3 / 6 + a4c * v**4 / 24 + a5c * v**5 / 120
+
+
+def _eq9_rhs(loss_of, kernel=lambda s_, r: s_ - r, with_inv_s=True):
+    third = sp.diff(loss_of(r_), r_, 3)
+    integral = sp.integrate(kernel(S, r_) * third, (r_, 0, S))
+    return 1 + (integral / S if with_inv_s else integral)
+
+
+def _eq9_lhs(loss_of):
+    return sp.diff(loss_of(S), S) / S
+
+
+EQ9 = Claim(
+    id="ahn2023.eq9",
+    source=PAPER.at("eq. (9), App. C"),
+    title="Taylor identity for ℓ'(s)/s",
+    statement=r"\ell'(s)/s=1+\frac1s\int_0^s(s-r)\ell'''(r)\,dr",
+    hypotheses=(r"\ell\in C^3\text{ near }0", r"\ell'(0)=0", r"\ell''(0)=1"),
+    status="theorem", expect="proved",
+    uses=("ahn2023.lem5.min",),
+    checks=tuple(symbolic.identity(f"on_{name}", (lambda f=f: _eq9_lhs(f)), (lambda f=f: _eq9_rhs(f)))
+                 for name, f in (("rsym", _l_rsym), ("sqrt", _l_sqrt), ("polynomial_family", _poly_loss))),
+    planted=(
+        Planted("p1", "kernel (s − r)²/2 (ℓ = ℓ_rsym)",
+                symbolic.identity("on_rsym", lambda: _eq9_lhs(_l_rsym),
+                                  lambda: _eq9_rhs(_l_rsym, kernel=lambda s_, r: (s_ - r) ** 2 / 2))),
+        Planted("p2", "the factor 1/s missing (ℓ = ℓ_rsym)",
+                symbolic.identity("on_rsym", lambda: _eq9_lhs(_l_rsym),
+                                  lambda: _eq9_rhs(_l_rsym, with_inv_s=False))),
+    ),
+    notes="The polynomial family has symbolic coefficients a3, a4, a5 (ℓ'(0) = 0, ℓ''(0) = 1).",
+)
+
+# ============================================================================ Example 1
+
+
+def _a1_property(loss):
+    def prop(sv):
+        with mpmath.workdps(40):
+            sv = mpmath.mpf(sv)
+            d = loss.d(sv)
+            return bool(loss.d2(sv) >= 0 and abs(d) <= 1 and loss.d(-sv) == -d), {"d": mpmath.nstr(d, 10)}
+    return prop
+
+
+@check("largest_valid_interval", kind="INT")
+def _rsym_validity_endpoint(ctx):
+    """Endpoint of the largest interval (0, s*) on which tanh(s)/s <= 1 − s²/4 (a root of the gap)."""
+    with mpmath.workdps(50):
+        g = _gap(rsym_a2)
+        root = mpmath.findroot(g, (mpmath.mpf("0.5"), mpmath.mpf("1.5")), solver="anderson")
+        left, right = g(root * (1 - mpmath.mpf(10) ** -30)), g(root * (1 + mpmath.mpf(10) ** -30))
+    ok = root > mpmath.mpf(1) / 4 and left > 0 > right
+    return outcome(Status.SUPPORTED if ok else Status.INCONCLUSIVE,
+                   f"tanh(s)/s <= 1 − s²/4 holds up to s* ≈ {mpmath.nstr(root, 15)} > 1/4 (sign change "
+                   "verified at ±1e-30 relative, 50 digits)", endpoint=mpmath.nstr(root, 25), dps=50)
+
+
+EX1_RSYM = Claim(
+    id="ahn2023.ex1.rsym",
+    source=PAPER.at("App. C, Example 1"),
+    title="ℓ_rsym satisfies (A1) and (A2) with β = 2, c = 1/4",
+    statement=r"\tanh(s)/s\le1\ (s\ne0);\ \tanh(s)/s\le1-\tfrac14s^2\ (0<|s|<\tfrac14)",
+    status="theorem", expect="supported",
+    uses=("ahn2023.def5.rsym", "ahn2023.def6"),
+    checks=(
+        symbolic.identity("derivative", lambda: sp.diff(_l_rsym(S), S), lambda: sp.tanh(S)),
+        symbolic.identity("curvature_at_0", lambda: sp.diff(_l_rsym(S), S, 2).subs(S, 0), 1),
+        sampling.forall("A1_convex_lipschitz_odd", st.floats(-50, 50), _a1_property(RSYM), examples=(100, 1000)),
+        named_check("ratio_le_1", rsym_a2inf, 50.0, order=2, closed=True),
+        named_check("A2_c_1_4", rsym_a2, 0.25, order=2),
+        _rsym_validity_endpoint,
+    ),
+    planted=(
+        Planted("p1", "coefficient 1/2: tanh(s)/s ≤ 1 − s²/2 on (0, 1/4)",
+                named_check("A2_c_1_2", rsym_a2, 0.25, order=2, c=Fraction(1, 2))),
+        Planted("p2", "β = 3/2 with c = 1/4",
+                named_check("A2_beta_3_2", rsym_a2, 0.25, order=1.5, beta_=sp.Rational(3, 2))),
+    ),
+    notes="Range reading |s| < 1/4 (§7 F2). Evidence: 50-digit grid on [1e-9, 1/4) (both signs) plus "
+          "the exact limit of the normalised gap at 0+; the tail s > 50 of 'ratio <= 1' follows from "
+          "|tanh| <= 1 < s. Upgrade path: certify the named functions rsym_a2inf, rsym_a2 in arb.",
+)
+
+EX1_RSYM_A3 = Claim(
+    id="ahn2023.ex1.rsym_a3",
+    source=PAPER.at("App. C (derived; used by Theorem 5, Proposition 4)"),
+    title="ℓ_rsym satisfies (A3) with β = 2, C = 1/3 (sharp)",
+    statement=r"\tanh(s)/s\ge1-s^2/3\ (s\ne0);\ \lim_{s\to0}(1-\tanh(s)/s)/s^2=1/3",
+    status="derived", expect="supported",
+    uses=("ahn2023.def5.rsym", "ahn2023.def6.a3"),
+    checks=(
+        symbolic.identity("h_prime", lambda: sp.diff(sp.tanh(S) - S + S**3 / 3, S),
+                          lambda: S**2 - sp.tanh(S) ** 2),
+        symbolic.identity("sharpness", lambda: sp.limit((1 - sp.tanh(S) / S) / S**2, S, 0, "+"),
+                          sp.Rational(1, 3)),
+        named_check("A3_C_1_3", rsym_a3, 50.0, order=4, closed=True),
+    ),
+    planted=(Planted("p1", "C = 1/4", named_check("A3_C_1_4", rsym_a3, 50.0, order=2, closed=True,
+                                                    C=Fraction(1, 4))),),
+    notes="h(s) = tanh s − s + s³/3 has h(0) = 0 and h' = s² − tanh² s >= 0 (|tanh s| <= |s|, ex1.rsym). "
+          "The normalised gap is divided by s⁴ (it is 2s⁴/15 + O(s⁶) because C is sharp); "
+          "for s > 50 the right side 1 − s²/3 is negative.",
+)
+
+u = sp.Symbol("u", nonnegative=True)  # u = s²
+
+
+def _poly_holds_on(expr_ge_0, interval):
+    """sympy decides expr >= 0 on the whole interval (solveset equals the interval)."""
+    return sp.solveset(expr_ge_0 >= 0, u, interval) == interval
+
+
+def _sqrt_a2_exact(c, radius):
+    """(1 + u)^{-1/2} <= 1 − c u on 0 < u < radius² ⇔ (1 − c u) >= 0 and (1 − c u)²(1 + u) − 1 >= 0."""
+    dom = sp.Interval.open(0, sp.Rational(radius) ** 2)
+    return bool(_poly_holds_on(1 - c * u, dom) and _poly_holds_on((1 - c * u) ** 2 * (1 + u) - 1, dom))
+
+
+def _sqrt_literal_range_witness():
+    # s = 1: (1 + 1)^{-1/2} <= 1 − (2/5)·1 ⇔ 1/2 <= 9/25 (both sides positive, squared)
+    lhs_sq, rhs = sp.Rational(1, 2), 1 - sp.Rational(2, 5)
+    return bool(rhs >= 0 and lhs_sq <= rhs**2), {"s": 1, "lhs^2": str(lhs_sq), "rhs^2": str(rhs**2)}
+
+
+EX1_SQRT = Claim(
+    id="ahn2023.ex1.sqrt",
+    source=PAPER.at("App. C, Example 1"),
+    title="ℓ_sqrt satisfies (A1) and (A2) with β = 2, c = 2/5",
+    statement=r"(1+s^2)^{-1/2}\le1;\ (1+s^2)^{-1/2}\le1-\tfrac25s^2\ (|s|<\tfrac25)",
+    status="theorem", expect="proved",
+    uses=("ahn2023.def5.sqrt", "ahn2023.def6"),
+    checks=(
+        symbolic.identity("curvature_at_0", lambda: sp.diff(_l_sqrt(S), S, 2).subs(S, 0), 1),
+        symbolic.identity("even", lambda: _l_sqrt(-S) - _l_sqrt(S), 0),
+        symbolic.truth("convex", lambda: sp.simplify(sp.diff(_l_sqrt(sp.Symbol("t", real=True)),
+                                                             sp.Symbol("t", real=True), 2)).is_positive,
+                       why="ℓ_sqrt'' = (1 + s²)^{-3/2} > 0"),
+        symbolic.truth("lipschitz", lambda: sp.solveset(u / (1 + u) <= 1, u, sp.Interval(0, sp.oo))
+                       == sp.Interval(0, sp.oo), why="ℓ_sqrt'(s)² = u/(1 + u) <= 1 with u = s²"),
+        symbolic.truth("ratio_le_1", lambda: sp.solveset(1 + u >= 1, u, sp.Interval(0, sp.oo))
+                       == sp.Interval(0, sp.oo)),
+        symbolic.truth("A2_c_2_5", lambda: _sqrt_a2_exact(sp.Rational(2, 5), sp.Rational(2, 5)),
+                       why="(1 − 2u/5)²(1 + u) − 1 = u(4u² − 16u + 5)/25 > 0 on 0 < u < 4/25"),
+    ),
+    planted=(
+        Planted("p1", "the extraction's literal range |s| < 2 (witness s = 1: 1/√2 > 3/5)",
+                symbolic.exact_rational("literal_range_at_s_1", _sqrt_literal_range_witness)),
+        Planted("p2", "coefficient 3/5 on |s| < 2/5",
+                symbolic.truth("A2_c_3_5", lambda: _sqrt_a2_exact(sp.Rational(3, 5), sp.Rational(2, 5)))),
+    ),
+    notes="Everything is exact: with u = s², the inequalities are polynomial after squaring "
+          "(both sides positive), decided by sympy's solveset on the interval. Range reading |s| < 2/5 (§7 F2).",
+)
+
+EX1_SQRT_A3 = Claim(
+    id="ahn2023.ex1.sqrt_a3",
+    source=PAPER.at("App. C (derived)"),
+    title="ℓ_sqrt satisfies (A3) with C = 1/2 (sharp)",
+    statement=r"(1+s^2)^{-1/2}\ge1-s^2/2\ \forall s",
+    status="derived", expect="proved",
+    uses=("ahn2023.def5.sqrt", "ahn2023.def6.a3"),
+    checks=(
+        symbolic.identity("squared_form", lambda: (1 - u / 2) ** 2 * (1 + u),
+                          lambda: 1 - u**2 * (3 - u) / 4),
+        symbolic.truth("A3_on_u_le_2", lambda: _poly_holds_on(1 - (1 - u / 2) ** 2 * (1 + u),
+                                                              sp.Interval(0, 2))),
+        symbolic.truth("rhs_negative_beyond", lambda: sp.solveset(1 - u / 2 < 0, u, sp.Interval.open(2, sp.oo))
+                       == sp.Interval.open(2, sp.oo)),
+        symbolic.identity("sharpness", lambda: sp.limit((1 - 1 / sp.sqrt(1 + S**2)) / S**2, S, 0, "+"),
+                          sp.Rational(1, 2)),
+    ),
+    planted=(Planted("p1", "C = 1/4",
+                     symbolic.truth("A3_C_1_4", lambda: _poly_holds_on(1 - (1 - u / 4) ** 2 * (1 + u),
+                                                                       sp.Interval(0, 4)))),),
+)
+
+
+def _hub_ratio(q: Fraction) -> Fraction:
+    return Fraction(1) if abs(q) <= 1 else 1 / abs(q)
+
+
+_nonzero_fracs = st.fractions(-50, 50, max_denominator=10**6).filter(lambda q: q != 0)
+
+
+def _hub_ratio_le_1(q):
+    return _hub_ratio(q) <= 1, {"r": str(_hub_ratio(q))}
+
+
+def _hub_ratio_lt_1(q):
+    return _hub_ratio(q) < 1, {"r": str(_hub_ratio(q))}
+
+
+def _hub_a2_beta2(c):
+    s0 = c / 2  # inside (0, c] and inside [−1, 1] where r = 1
+    return _hub_ratio(s0) <= 1 - c * s0**2, {"c": str(c), "s": str(s0)}
+
+
+_c_sym, _b_sym, _t_sym = sp.symbols("c b t", positive=True)
+
+EX1_HUB = Claim(
+    id="ahn2023.ex1.hub",
+    source=PAPER.at("App. C, Example 1"),
+    title="ℓ_Hub satisfies (A1) and (A2) with β = +∞ only",
+    statement=r"\ell_{Hub}'(s)/s=1\ (0<|s|\le1),\ 1/|s|\ (|s|>1);\ (A2)_{\beta=\infty}\text{ holds, }"
+              r"(A2)_\beta\text{ fails for every finite }\beta",
+    status="theorem", expect="supported",
+    uses=("ahn2023.def5.hub", "ahn2023.def6.a2inf"),
+    checks=(
+        sampling.forall("A1_convex_lipschitz_odd", st.floats(-50, 50), _a1_property(HUB), examples=(100, 1000)),
+        sampling.forall("ratio_le_1_exact", _nonzero_fracs, _hub_ratio_le_1, examples=(200, 2000),
+                        describe="ℓ_Hub'(s)/s <= 1 in exact rationals"),
+        symbolic.truth("outer_ratio_lt_1", lambda: sp.simplify(1 / (1 + _t_sym) < 1),
+                       why="1/|s| < 1 for |s| = 1 + t, t > 0"),
+        symbolic.truth("A2_fails_every_finite_beta", lambda: sp.Gt(_c_sym * _t_sym**_b_sym, 0),
+                       why="on 0 < s <= min(c, 1): r = 1 > 1 − c s^β since c s^β > 0"),
+    ),
+    planted=(
+        Planted("p1", "(A2) with β = 2 (some c)",
+                sampling.forall("A2_beta_2", st.fractions(Fraction(1, 10**6), 1, max_denominator=10**6),
+                                _hub_a2_beta2, examples=(100, 500))),
+        Planted("p2", "ℓ_Hub'(s)/s < 1 for all s ≠ 0",
+                sampling.forall("ratio_lt_1", _nonzero_fracs, _hub_ratio_lt_1, examples=(200, 2000))),
+    ),
+)
+
+# ---- ℓ_β
+
+
+def _beta_sym(shift=0):
+    b = beta
+    return (1 / (b + 1)) * (b / (b + 1)) ** (b + shift), (b + 1) / b
+
+
+def _beta_identity(expr):
+    return sp.powsimp(sp.expand_power_base(expr, force=True), force=True)
+
+
+def _beta_ratio_bounds(args, mode="main"):
+    """INT over β ∈ (1, 20], s: (A1) pieces, r <= 1, and the (A2) branch (|s| <= c_β ⇒ s² < r_β²)."""
+    b, frac_ = args
+    with mpmath.workdps(50):
+        loss = beta_loss(b)
+        c, rb = beta_constants(b)
+        if mode == "drop_indicator":
+            sv = frac_ * 50
+            return bool(1 - loss.one_minus_ratio(sv) <= 1 - c * sv**b), {"beta": b, "s": sv}
+        sv = mpmath.mpf(frac_) * rb * 3  # s in (0, 3 r_β]
+        if sv == 0:
+            return True
+        ok_a1 = loss.d2(sv) >= -mpmath.mpf(10) ** -40 and abs(loss.d(sv)) <= 1
+        ok_ratio = loss.one_minus_ratio(sv) >= 0
+        ok_branch = c < rb and c < 1 and c <= 1 / (b + 1)
+        data = {"beta": b, "s": mpmath.nstr(sv, 12), "c_beta": mpmath.nstr(c, 12), "r_beta": mpmath.nstr(rb, 12)}
+        return bool(ok_a1 and ok_ratio and ok_branch), data
+
+
+def _beta_shifted_lipschitz(args):
+    """With c' = c_β·β/(β+1) (exponent β+1) the inner branch exceeds 1 near r_β: not 1-Lipschitz."""
+    b, frac_ = args
+    with mpmath.workdps(50):
+        c, rb = beta_constants(b)
+        c2 = c * b / (b + 1)
+        sv = rb * mpmath.mpf(frac_)
+        val = sv * (1 - c2 * sv**b)
+        return bool(abs(val) <= 1), {"beta": b, "s/r_beta": frac_, "l'": mpmath.nstr(val, 15)}
+
+
+_betas = st.floats(1.0, 20.0, exclude_min=True)
+
+EX1_BETA = Claim(
+    id="ahn2023.ex1.beta",
+    source=PAPER.at("App. C, Example 1"),
+    title="ℓ_β satisfies (A1) and (A2) with exponent β and c = c_β",
+    statement=r"\ell_\beta\in C^2\text{, convex, even, 1-Lipschitz},\ \ell_\beta''(0)=1;\ \ell_\beta'(s)/s\le1;"
+              r"\ \ell_\beta'(s)/s\le1-c_\beta|s|^\beta\ (|s|\le c_\ell=c_\beta\wedge r_\beta=c_\beta)",
+    hypotheses=(r"\beta>1",),
+    status="theorem", expect="supported",
+    uses=("ahn2023.def5.beta", "ahn2023.def6"),
+    checks=(
+        symbolic.identity("continuity_at_r_beta", lambda: _beta_identity(
+            (lambda c, r: r * (1 - c * r**beta) - 1)(*_beta_sym())), 0, domain={"beta": (1.01, 20)}),
+        symbolic.identity("C1_at_r_beta", lambda: _beta_identity(
+            (lambda c, r: 1 - (beta + 1) * c * r**beta)(*_beta_sym())), 0, domain={"beta": (1.01, 20)}),
+        symbolic.identity("inner_branch_ratio", lambda: (S * (1 - _c_sym * S**beta)) / S, lambda: 1 - _c_sym * S**beta),
+        sampling.forall("A1_ratio_branch", st.tuples(_betas, st.floats(0.0, 1.0)), _beta_ratio_bounds,
+                        examples=(200, 2000),
+                        describe="ℓ_β'' >= 0, |ℓ_β'| <= 1, r <= 1, c_β < min(1, r_β), c_β <= 1/(β+1)"),
+    ),
+    planted=(
+        Planted("p1", "drop the indicator: ℓ_β'(s)/s ≤ 1 − c_β|s|^β for all s ≠ 0",
+                sampling.forall("no_indicator", st.tuples(_betas, st.floats(1e-6, 1.0)),
+                                lambda a_: _beta_ratio_bounds(a_, "drop_indicator"), examples=(100, 1000))),
+        Planted("p2", "c_β with exponent β + 1: ℓ_β' exceeds 1 near r_β (not 1-Lipschitz, not C¹ at r_β)",
+                sampling.forall("shifted_c_lipschitz", st.tuples(_betas, st.floats(0.5, 1.0)),
+                                _beta_shifted_lipschitz, examples=(100, 1000))),
+    ),
+    notes="On |s| <= c_β the inner branch applies (c_β <= 1/(β+1) < 1 < r_β, checked), where "
+          "ℓ_β'(s)/s = 1 − c_β|s|^β holds as an identity; c_ℓ = c_β ∧ r_β = c_β (§7 F11).",
+)
+
+
+def _beta_a3_fn():
+    t = sp.Symbol("t", positive=True)
+    return t, (t - 1) * t ** (-beta - 1)
+
+
+def _beta_a3_derivative_form():
+    t, gfun = _beta_a3_fn()
+    return sp.simplify(sp.diff(gfun, t) - t ** (-beta - 2) * ((beta + 1) - beta * t))
+
+
+def _beta_a3_value_at_r():
+    t, gfun = _beta_a3_fn()
+    c, r = _beta_sym()
+    return _beta_identity(gfun.subs(t, r) - c)
+
+
+def _beta_a3_property(args, factor=1):
+    b, frac_ = args
+    with mpmath.workdps(60):
+        loss = beta_loss(b)
+        c, rb = beta_constants(b)
+        sv = rb * 3 * mpmath.mpf(frac_)
+        if sv == 0:
+            return True
+        lhs, rhs = loss.one_minus_ratio(sv), c * factor * sv**b
+        tol = mpmath.mpf(10) ** -45 * rhs
+        return bool(lhs <= rhs + tol), {"beta": b, "s": mpmath.nstr(sv, 12), "1-r": mpmath.nstr(lhs, 12),
+                                        "C|s|^beta": mpmath.nstr(rhs, 12)}
+
+
+EX1_BETA_A3 = Claim(
+    id="ahn2023.ex1.beta_a3",
+    source=PAPER.at("App. C (derived)"),
+    title="ℓ_β satisfies (A3) with C = c_β (sharp)",
+    statement=r"\ell_\beta'(s)/s\ge1-c_\beta|s|^\beta;\ \max_{t\ge1}(t-1)/t^{\beta+1}=c_\beta\text{ at }t=r_\beta",
+    hypotheses=(r"\beta>1",),
+    status="derived", expect="supported",
+    uses=("ahn2023.def5.beta", "ahn2023.def6.a3"),
+    checks=(
+        symbolic.identity("derivative_sign_form", _beta_a3_derivative_form, 0),
+        symbolic.identity("maximum_value_is_c_beta", _beta_a3_value_at_r, 0, domain={"beta": (1.01, 20)}),
+        sampling.forall("A3_C_c_beta", st.tuples(_betas, st.floats(0.0, 1.0)), _beta_a3_property,
+                        examples=(200, 2000),
+                        describe="1 − ℓ_β'(s)/s <= c_β|s|^β from closed forms (no float cancellation)"),
+    ),
+    planted=(Planted("p1", "C = c_β/2",
+                     sampling.forall("A3_half_c_beta", st.tuples(_betas, st.floats(0.01, 1.0)),
+                                     lambda a_: _beta_a3_property(a_, sp.Rational(1, 2)), examples=(100, 1000))),),
+    notes="g(t) = (t − 1)t^{−β−1} has g'(t) = t^{−β−2}((β+1) − βt): increasing up to r_β, decreasing "
+          "after, with g(r_β) = c_β (exact, β symbolic). Inside |s| < r_β equality holds.",
+)
+
+# ============================================================================ fact4
+
+
+def _a2p_implies_a2(args):
+    """(A2+) ⇒ (A2) with c' = min{c(1), 1}: r(s) <= 1 − c'|s|^β on 0 < |s| <= c'."""
+    loss, frac_ = args
+    with mpmath.workdps(50):
+        c = loss.c_mp()
+        c1 = min(c, (c - loss.d(c)) / mpmath.mpf(1) ** (loss.beta + 1))
+        cp = min(c1, mpmath.mpf(1))
+        sv = cp * mpmath.mpf(frac_)
+        if sv == 0:
+            return True
+        return bool(loss.one_minus_ratio(sv) >= cp * sv**loss.beta), {"loss": str(loss), "c'": mpmath.nstr(cp, 10)}
+
+
+FACT4 = Claim(
+    id="ahn2023.fact4",
+    source=PAPER.at("App. C.4 (corrected, §7 N2)"),
+    title="(A2) versus (A2+): (A2+) ⇒ (A2); (A2) ⇒ (A2+) when ℓ'(s) < s for s > 0",
+    statement=r"(A2^+)\Rightarrow(A2)\ (c=\min\{c(1),1\});\ (A2),\ \ell'(s)<s\ (s>0)\Rightarrow(A2^+)\ "
+              r"\text{with }c(R)=\min\{c,(c-\ell'(c))/R^{\beta+1}\}\text{ if }\ell''\le1",
+    hypotheses=("(A1)", r"\beta<\infty"),
+    status="theorem", expect="supported",
+    uses=("ahn2023.def6",),
+    checks=(
+        sampling.forall("A2plus_with_explicit_cR", A2P_INPUTS, a2plus_property, examples=(200, 2000),
+                        describe="ℓ'(s)/s <= 1 − c(R)|s|^β on 0 < s <= R for the Example-1 losses"),
+        sampling.forall("A2plus_implies_A2", st.tuples(A2P_INPUTS.map(lambda t: t[0]), st.floats(0.0, 1.0)),
+                        _a2p_implies_a2, examples=(100, 1000)),
+    ),
+    planted=(Planted("p1", "c(R) = c for all R (no shrinking with R)",
+                     sampling.forall("constant_cR", A2P_INPUTS, lambda a_: a2plus_property(a_, shrink=False),
+                                     examples=(200, 2000))),),
+    notes="c(R) = min{c, (c − ℓ'(c))/R^{β+1}} is valid when ℓ'' <= 1 (all Example-1 losses): for "
+          "c <= s <= R, s − ℓ'(s) >= c − ℓ'(c).",
+)
+
+_Q = Fraction
+
+
+def _witness_dl(q: Fraction) -> Fraction:
+    """The erratum witness ℓ' on s >= 0 (extended oddly): s − s³; linear; 1/2."""
+    a_ = abs(q)
+    if a_ <= _Q(1, 10):
+        v = a_ - a_**3
+    elif a_ <= _Q(1, 2):
+        v = _Q(99, 1000) + _Q(401, 400) * (a_ - _Q(1, 10))
+    else:
+        v = _Q(1, 2)
+    return v if q >= 0 else -v
+
+
+def _fact4_erratum_witness():
+    """Exact verification that the witness satisfies (A1) and (A2) (β = 2, c = 1/10) but not (A2+)."""
+    t = sp.Symbol("t", nonnegative=True)
+    cubic = t - t**3
+    slope = _Q(401, 400)
+    facts = {
+        "continuous_at_1/10": _witness_dl(_Q(1, 10)) == _Q(99, 1000) == _Q(1, 10) - _Q(1, 10) ** 3,
+        "continuous_at_1/2": _Q(99, 1000) + slope * (_Q(1, 2) - _Q(1, 10)) == _Q(1, 2),
+        # convex: ℓ' non-decreasing piecewise (ℓ'' = 1 − 3t² > 0 on [0, 1/10], 401/400, 0)
+        "nondecreasing_cubic": sp.solveset(sp.diff(cubic, t) > 0, t, sp.Interval(0, sp.Rational(1, 10)))
+        == sp.Interval(0, sp.Rational(1, 10)),
+        "nondecreasing_linear": slope > 0,
+        "lipschitz": max(abs(_witness_dl(q)) for q in (_Q(1, 10), _Q(1, 2), _Q(10))) <= 1,
+        "curvature_at_0_is_1": sp.diff(cubic, t).subs(t, 0) == 1,
+        # (A2) with β = 2, c = 1/10: on (0, 1/10], r = 1 − t² <= 1 − t²/10
+        "A2_local": sp.solveset(1 - t**2 <= 1 - t**2 / 10, t, sp.Interval.Lopen(0, sp.Rational(1, 10)))
+        == sp.Interval.Lopen(0, sp.Rational(1, 10)),
+        # beyond: ℓ'(t) <= t; the linear piece minus t is linear, so its endpoints decide it
+        "A2_linear_piece_endpoints": _witness_dl(_Q(1, 10)) <= _Q(1, 10) and _witness_dl(_Q(1, 2)) <= _Q(1, 2),
+        "A2_flat_piece": _Q(1, 2) <= _Q(1, 2),
+    }
+    a1_a2 = all(bool(v) for v in facts.values())
+    ratio_half = _witness_dl(_Q(1, 2)) / _Q(1, 2)
+    # (A2+) at R >= 1/2 needs r(1/2) <= 1 − c(R)/4 < 1 for some c(R) > 0; but r(1/2) = 1
+    a2plus_fails = ratio_half == 1
+    printed_survives = not (a1_a2 and a2plus_fails)
+    data = {k: bool(v) for k, v in facts.items()}
+    data.update(witness="l'(s) = s - s^3 on [0,1/10]; linear (1/10, 99/1000) -> (1/2, 1/2); 1/2 beyond; odd",
+                ratio_at_half=str(ratio_half), A1_and_A2=a1_a2, A2plus_fails_for_R_ge_half=a2plus_fails)
+    return printed_survives, data
+
+
+FACT4_ERRATUM = Claim(
+    id="ahn2023.fact4.erratum",
+    source=PAPER.at("App. C.4 (§7 N2)"),
+    title="Printed: under (A1), β < ∞, (A2) ⇔ (A2+) (erratum)",
+    statement=r"(A1),\ \beta<\infty:\ (A2)\Rightarrow(A2^+)",
+    status="erratum", expect="refuted",
+    uses=("ahn2023.fact4",),
+    checks=(symbolic.exact_rational("witness_exact", _fact4_erratum_witness,
+                                    why="the printed implication (A1)+(A2) => (A2+) at the exact witness"),),
+    notes="Exact rational arithmetic: the witness satisfies (A1) and (A2) with β = 2, c = 1/10, but "
+          "ℓ'(1/2)/(1/2) = 1, so (A2+) fails for every R >= 1/2.",
+)
