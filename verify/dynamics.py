@@ -82,7 +82,7 @@ class Lanes:
     x_max_after_t0: np.ndarray   # max_{t >= t0} |x_t|
     D_t0: np.ndarray             # D at t0
     qs_min: np.ndarray           # inf |s_t|^beta / delta_t over bouncing t >= t0, delta in window
-    qs_max: np.ndarray           # sup of the same
+    qs_max: np.ndarray           # sup of the same (denominator delta + qs_shift)
     qs_count: np.ndarray         # number of steps in that window
     contraction_min: np.ndarray  # min_{t >= t_bar} log(|x_t|/|x_{t+1}|) / rho_t
     t_small: np.ndarray          # first t >= 0 with |s_t| <= s_eps (-1: never)
@@ -125,7 +125,7 @@ _FIELDS = [f for f in Lanes.__dataclass_fields__ if f not in ("eta", "x0", "y0",
 
 
 # ----------------------------------------------------------------------------- numba engine
-def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, track, out_i, out_f):
+def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, qs_shift, track, out_i, out_f):
     """Run every lane to its own stop; integer outputs in out_i[k, lane], floats in out_f[k, lane]."""
     n = x0.shape[0]
     for i in numba.prange(n):
@@ -182,7 +182,7 @@ def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta,
                 if t0 >= 0:
                     bounce0 += 1
                     if beta > 0.0 and delta >= qs_lo[i] and delta <= qs_hi:
-                        q = a ** beta / delta
+                        q = a ** beta / (delta + qs_shift[i])
                         qcnt += 1
                         if q < qmin:
                             qmin = q
@@ -219,6 +219,9 @@ def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta,
             x = xn
             y = yn
             t += 1
+            if x == 0.0:  # exactly on the y-axis: G(0, y) = (0, y) forever
+                status = 1
+                break
             if abs(x) <= xtol:
                 status = 0
                 break
@@ -282,6 +285,7 @@ def _as_lanes(x0, y0, eta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol: float = 0.0,
         rtol: float = 1e-13, s_c: float = 0.5, s_eps: float = 0.0, qs_window: tuple | None = None,
+        qs_shift: Any = 0.0,
         beta: float | None = None, contraction: bool = False, engine: str = "auto",
         parallel: bool = False) -> Lanes:
     """GD on ℓ(xy) for every lane (x0, y0, eta broadcast together), float64.
@@ -290,7 +294,8 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     (η²y²x²/(1 − q²), q the last contraction factor of |x|) is ≤ ``rtol``, or at ``max_steps``.
     ``s_c``: threshold of the operational t₀ (def7). ``s_eps``: records the first t with |s_t| ≤ s_eps.
     ``qs_window = (lo, hi)``: δ-window for the quasi-static ratio |s|^β/δ (lo may be an array per
-    lane); ``None`` (default) skips the ratio (it costs a pow per bouncing step).
+    lane); ``None`` (default) skips the ratio (it costs a pow per bouncing step). ``qs_shift``
+    (scalar or per lane) is added to δ in the denominator: |s|^β/(δ + shift).
     ``beta``: exponent in that ratio (default ``loss.beta``; ratios skipped when unknown or infinite).
     ``contraction``: also track min_{t≥t̄} log(|x_t|/|x_{t+1}|)/ρ_t (eq15; costs a log per step).
     ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when the loss has a kernel).
@@ -301,6 +306,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     b = loss.beta if beta is None else beta
     b = float(b) if (b is not None and math.isfinite(b) and qs_window is not None) else -1.0
     lo, hi = qs_window if qs_window is not None else (0.0, math.inf)
+    qs_sh = np.ascontiguousarray(np.broadcast_to(np.asarray(qs_shift, float), (n,)))
     qs_lo = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, float), (n,)))
     out_i = np.zeros((len(_INT_FIELDS), n), dtype=np.int64)
     out_f = np.zeros((len(_FLOAT_FIELDS), n), dtype=np.float64)
@@ -309,11 +315,11 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
         if loss.kernel is None:
             raise ValueError(f"loss {loss.name!r} has no numba kernel; use engine='numpy'")
         (_engine_parallel if parallel else _engine)(loss.kernel, _params(loss), x0, y0, eta, int(max_steps), float(xtol), float(rtol),
-                float(s_c), float(s_eps), b, qs_lo, float(hi), bool(contraction), out_i, out_f)
+                float(s_c), float(s_eps), b, qs_lo, float(hi), qs_sh, bool(contraction), out_i, out_f)
         used = "numba"
     else:
         _numpy_engine(loss, x0, y0, eta, int(max_steps), float(xtol), float(rtol), float(s_c),
-                      float(s_eps), b, qs_lo, float(hi), bool(contraction), out_i, out_f)
+                      float(s_eps), b, qs_lo, float(hi), qs_sh, bool(contraction), out_i, out_f)
         used = "numpy"
     kw = {k: out_i[j].copy() for j, k in enumerate(_INT_FIELDS)}
     kw.update({k: out_f[j].copy() for j, k in enumerate(_FLOAT_FIELDS)})
@@ -322,7 +328,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
                                                 "rtol": rtol, "xtol": xtol, "s_c": s_c}, **kw)
 
 
-def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, track, out_i, out_f):
+def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, qs_shift, track, out_i, out_f):
     """Vectorised fallback with the semantics of :func:`_engine` (all active lanes step together)."""
     n = len(eta)
     x, y = x0.copy(), y0.copy()
@@ -380,7 +386,7 @@ def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs
             bounce0[idx[b0]] += 1
             if beta > 0:
                 win = b0 & (delta >= qs_lo[idx]) & (delta <= qs_hi)
-                q = a ** beta / delta
+                q = a ** beta / (delta + qs_shift[idx])
                 j = idx[win]
                 qcnt[j] += 1
                 qmin[j] = np.minimum(qmin[j], q[win])
@@ -406,14 +412,17 @@ def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs
             x[idx], y[idx] = xn, yn
             steps[idx] += 1
             status[idx[div]] = 2
-            conv = ~div & (np.abs(xn) <= xtol)
+            frz = ~div & (xn == 0.0)
+            status[idx[frz]] = 1
+            tail[idx[frz]] = 0.0
+            conv = ~div & ~frz & (np.abs(xn) <= xtol)
             if rtol > 0:
                 tl = ea * ea * yn * yn * xn * xn / (1.0 - qf * qf)
                 okq = ~div & ~conv & (qf < 1.0)
                 tail[idx[okq]] = tl[okq]
                 conv |= okq & (tl <= rtol)
             status[idx[conv]] = 0
-            active[idx[div | conv]] = False
+            active[idx[div | conv | frz]] = False
     tail[status == 3] = np.nan
     cols_i = [status, steps, t_bar, bounce, t0, bounce0, qcnt, t_small]
     for j, v in enumerate(cols_i):
@@ -574,6 +583,9 @@ def _hp_lane_arb(fn, x, y, e, ef, max_steps, xtol, rtol, dps):
             break
         q = abs(float(xn)) / abs(float(x))
         x, y, t = xn, yn, t + 1
+        if x == 0:
+            status = Outcome.FROZEN
+            break
         if abs(float(x)) <= xtol:
             status = Outcome.CONVERGED
             break
@@ -606,6 +618,9 @@ def _hp_lane_mp(dl, x, y, e, ef, max_steps, xtol, rtol, dps):
             break
         q = float(abs(xn) / abs(x))
         x, y, t = xn, yn, t + 1
+        if x == 0:
+            status = Outcome.FROZEN
+            break
         if abs(x) <= xtol:
             status = Outcome.CONVERGED
             break

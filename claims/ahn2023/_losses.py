@@ -168,15 +168,16 @@ def lanes(key: str, ks: tuple, m: float, qs: tuple | None = None, qs_beta: float
           contraction: bool = False) -> dynamics.Lanes:
     """GD from the normalised start √(m/η)(x̃, ỹ) for η = e^{-k}, k in ``ks`` (cached).
 
-    ``qs = (K, e, hi)`` asks for the quasi-static ratio |s|^b/δ over
+    ``qs = (K, e, hi, shift)`` asks for the quasi-static ratio |s|^b/(δ + shift·η^e) over
     bouncing steps with K·η^e ≤ δ ≤ hi (b = ``qs_beta``, default the loss's β)."""
     loss = loss_by_key(key)
     eta = np.exp(-np.asarray(ks, float))
     x0, y0 = dynamics.normalised_start(eta, m, XT, YT)
     kw = {}
     if qs is not None:
-        K, e, hi = qs
+        K, e, hi, shift = qs
         kw["qs_window"] = (K * eta**e, hi)
+        kw["qs_shift"] = shift * eta**e
         kw["beta"] = qs_beta
     return dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=rtol, xtol=xtol, s_c=s_c,
                         s_eps=s_eps, contraction=contraction, **kw)
