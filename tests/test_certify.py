@@ -235,3 +235,26 @@ def test_beta_loss_enclosures_and_sharpness():
                                    lambda u: 1 - certify.ball(c2) * u * u, Fraction(1, 2), 10)
     bad = run(a2_global)
     assert bad.status == Status.REFUTED and bad.data["witness_float"] > 1.5
+
+
+def test_from_sympy_piecewise_min_sign():
+    hub_d = sp.Piecewise((s, sp.Abs(s) <= 1), (sp.sign(s), True))  # Huber l'
+    f = certify.from_sympy(hub_d, s)
+    with certify.working_precision(64):
+        assert f(arb("0.5")).contains(arb("0.5")) and f(arb(-3)).contains(arb(-1))
+        straddle = f(arb("1 +/- 0.1"))  # both branches may be active: union
+        assert straddle.contains(arb("0.95")) and straddle.contains(arb(1))
+        val, der = certify.derivative_enclosure(f, arb("0.5"))
+        assert der.contains(arb(1))
+        m = certify.from_sympy(sp.Min(1, 2 / sp.Abs(s)) / 8, s)(arb(4))
+        assert m.contains(arb(1) / 16)
+    # strict "l_Hub'(s)/s < 1" fails (equality on [-1, 1]); the witness is a genuine point, not s = 0
+    ev = run(certify.inequality("hub", hub_d / s, 1, -4, 4, strict=True))
+    assert ev.status == Status.REFUTED and ev.data["witness"] != "0"
+    # fact9.ii planted: l_sym'(s)/s >= (1/4) min(1, 2/|s|) fails near s = 1
+    bad = run(certify.inequality("f9p", sp.Min(1, 2 / sp.Abs(s)) / 4, sp.tanh(s / 2) / (2 * s),
+                                 Fraction(1, 1000), 2))
+    assert bad.status == Status.REFUTED
+    good = run(certify.inequality("f9", sp.Min(1, 2 / sp.Abs(s)) / 8, sp.tanh(s / 2) / (2 * s),
+                                  Fraction(1, 1000), 2))
+    assert good.status == Status.PROVED

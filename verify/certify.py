@@ -336,10 +336,123 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
         if e.func in _SYMPY_UNARY and len(e.args) == 1:
             f, a = _SYMPY_UNARY[e.func], build(e.args[0])
             return lambda v: f(a(v))
+        if isinstance(e, sp.sign):
+            a = build(e.args[0])
+            return lambda v: _sign(a(v))
+        if isinstance(e, (sp.Min, sp.Max)):
+            parts = [build(x) for x in e.args]
+            pick = _min2 if isinstance(e, sp.Min) else _max2
+
+            def extremum(v, parts=parts, pick=pick):
+                out = parts[0](v)
+                for p in parts[1:]:
+                    out = pick(out, p(v))
+                return out
+            return extremum
+        if isinstance(e, sp.Piecewise):
+            branches = [(build(val), build_cond(cond)) for val, cond in e.args]
+            return lambda v: _piecewise(branches, v)
         raise ValueError(f"from_sympy: unsupported node {e.func.__name__} in {e}; "
                          f"rewrite it with exp/log/tanh/erfc/... or pass an arb callable")
 
+    def build_cond(c: Any) -> Callable[[Any], bool | None]:
+        """A condition as a three-valued function of the ball: True, False or None (undecided)."""
+        if c is sp.true or c is True:
+            return lambda v: True
+        if c is sp.false or c is False:
+            return lambda v: False
+        if isinstance(c, sp.And):
+            parts = [build_cond(x) for x in c.args]
+            return lambda v: _and3([p(v) for p in parts])
+        if isinstance(c, sp.Or):
+            parts = [build_cond(x) for x in c.args]
+            return lambda v: _or3([p(v) for p in parts])
+        if isinstance(c, sp.Not):
+            inner = build_cond(c.args[0])
+            return lambda v: (None if inner(v) is None else not inner(v))
+        if isinstance(c, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+            diff = build(c.rhs - c.lhs) if isinstance(c, (sp.StrictLessThan, sp.LessThan)) \
+                else build(c.lhs - c.rhs)
+            strict = isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan))
+            return lambda v: _positive3(diff(_const_part(v)), strict)  # decided on the ball
+        raise ValueError(f"from_sympy: unsupported condition {c}")
+
     return build(expr)
+
+
+def _const_part(x: Any) -> arb:
+    return x.coeffs()[0] if _series(x) else x
+
+
+def _positive3(d: arb, strict: bool) -> bool | None:
+    """Is d > 0 (strict) / d >= 0 certainly true (True), certainly false (False), or undecided?"""
+    if strict:
+        return True if d > 0 else (False if d <= 0 else None)
+    return True if d >= 0 else (False if d < 0 else None)
+
+
+def _and3(vals: list) -> bool | None:
+    if any(v is False for v in vals):
+        return False
+    return True if all(v is True for v in vals) else None
+
+
+def _or3(vals: list) -> bool | None:
+    if any(v is True for v in vals):
+        return True
+    return False if all(v is False for v in vals) else None
+
+
+def _piecewise(branches, v):
+    """Union of every branch that may be active on the ball v (the first certainly-true one ends
+    the scan). For arb_series arguments the active branch must be unique."""
+    out = None
+    for val, cond in branches:
+        c = cond(v)
+        if c is False:
+            continue
+        if _series(v):
+            if c is True and out is None:
+                return val(v)
+            raise ValueError("Piecewise: branch not decided on this ball (no derivative here)")
+        piece = val(v)
+        out = piece if out is None else out.union(piece)
+        if c is True:
+            return out
+    if out is None:
+        raise ValueError("Piecewise: no branch applies")
+    return out
+
+
+def _sign(x):
+    if _series(x):
+        c0 = x.coeffs()[0]
+        if c0 > 0 or c0 < 0:
+            return arb(1) if c0 > 0 else arb(-1)
+        raise ValueError("sign is not differentiable at 0")
+    return x.sgn()
+
+
+def _min2(a, b):
+    if _series(a) or _series(b):
+        a0, b0 = _const_part(a), _const_part(b)
+        if a0 < b0:
+            return a
+        if b0 < a0:
+            return b
+        raise ValueError("min: branches not separated on this ball")
+    return a.min(b)
+
+
+def _max2(a, b):
+    if _series(a) or _series(b):
+        a0, b0 = _const_part(a), _const_part(b)
+        if a0 > b0:
+            return a
+        if b0 > a0:
+            return b
+        raise ValueError("max: branches not separated on this ball")
+    return a.max(b)
 
 
 # --------------------------------------------------------------------------- Taylor form at 0
@@ -535,8 +648,8 @@ def _enclose(h: ArbFn, lo: Fraction, hi: Fraction, taylor: Taylor0 | None,
 
 
 def _point_value(h: ArbFn, s: Fraction, taylor: Taylor0 | None) -> arb | None:
-    if s == 0 and taylor is not None:
-        return taylor.quotient(arb(0), 0) if taylor.order > 0 else None
+    """h at an exact point, evaluated directly (never through the Taylor form: a witness must be a
+    point where the statement itself is evaluated; None where h is undefined, e.g. 0/0)."""
     try:
         v = h(_q2arb(s))
     except (ZeroDivisionError, ValueError):
