@@ -331,6 +331,10 @@ def _rational_between(a: sp.Expr, b: sp.Expr) -> sp.Rational:
 
 
 # ============================================================================ subjects
+_NICE = [sp.Rational(v) * sg for v in ("1/2", "1", "2", "3/2", "1/4", "3", "5", "10", "1/10", "100")
+         for sg in (1, -1)]
+
+
 class _Exact:
     """A loss given exactly (ℓ or ℓ' as a sympy expression), cut into smooth cells."""
 
@@ -382,7 +386,7 @@ class _Exact:
             return None
         if which == "l" and c.l is None:
             return None
-        with mpmath.workdps(DPS):
+        with mpmath.workdps(max(DPS, mpmath.mp.dps)):
             try:
                 v = c.fn(which)(_mp(p) if isinstance(p, sp.Basic) else mpmath.mpf(p))
             except (ZeroDivisionError, ValueError, OverflowError, TypeError):
@@ -400,7 +404,12 @@ class _Exact:
             return v
 
     def sample(self, cell: Cell, n: int = 48) -> list:
-        """Points strictly inside ``cell``: geometric toward both ends, from 10⁻⁸ to 10⁸."""
+        """Points strictly inside ``cell``: short rationals first (readable witnesses), then a
+        geometric grid toward both ends, from 10⁻⁸ to 10⁸."""
+        nice = [p for p in _NICE if cell.contains(p)]
+        return nice + [p for p in self._grid(cell, n)]
+
+    def _grid(self, cell: Cell, n: int) -> list:
         with mpmath.workdps(DPS):
             lo = None if cell.lo == -sp.oo else _mp(cell.lo)
             hi = None if cell.hi == sp.oo else _mp(cell.hi)
@@ -574,7 +583,8 @@ def _a1_even(L: _Exact) -> Part:
             if a is None or b is None:
                 continue
             d = a + sgn * b
-            if abs(d) > mpmath.mpf(10) ** -25 * (1 + abs(a)) and (worst is None or abs(d) > worst[1]):
+            if abs(d) > mpmath.mpf(10) ** -25 * (1 + abs(a)) and (worst is None or (
+                    abs(d) > worst[1] and not isinstance(worst[0], sp.Basic))):
                 worst = (p, abs(d), a, b)
     if worst is not None:
         p, d, a, b = worst
@@ -607,7 +617,8 @@ def _a1_convex(L: _Exact) -> Part:
             exact = False
         for p in L.sample(c):
             v = L.value("d2l", p)
-            if v is not None and v < -mpmath.mpf(10) ** -25 and (worst is None or v < worst[1]):
+            if v is not None and v < -mpmath.mpf(10) ** -25 and (worst is None or (
+                    v < worst[1] and not isinstance(worst[0], sp.Basic))):
                 worst = (p, v)
     if worst is not None:
         p, v = worst
@@ -644,7 +655,8 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
     for c in L.cells:
         for p in L.sample(c):
             v = L.value("dl", p)
-            if v is not None and abs(v) > 1 + mpmath.mpf(10) ** -25 and (worst is None or abs(v) > abs(worst[1])):
+            if v is not None and abs(v) > 1 + mpmath.mpf(10) ** -25 and (worst is None or (
+                    abs(v) > abs(worst[1]) and not isinstance(worst[0], sp.Basic))):
                 worst = (p, v)
     top = _limit(L.cells[-1].dl, S, sp.oo)
     bottom = _limit(L.cells[0].dl, S, -sp.oo)
@@ -798,12 +810,21 @@ class _Side:
         self.radius = cell.hi if sign > 0 else -cell.lo  # the cell is 0 < t < radius
 
 
-def _mp_g(L: _Exact, p: mpmath.mpf) -> mpmath.mpf | None:
+def _mp_g(L: _Exact, p: Any) -> mpmath.mpf | None:
     v = L.value("dl", p)
     if v is None:
         return None
-    with mpmath.workdps(DPS):
-        return 1 - v / p
+    with mpmath.workdps(max(DPS, mpmath.mp.dps)):
+        return 1 - v / (mpmath.mpf(sp.N(p, mpmath.mp.dps + 5)) if isinstance(p, sp.Basic) else p)
+
+
+def _dps_for(beta: Any) -> int:
+    """Digits that keep 1 − ℓ'(s)/s ~ |s|^β meaningful down to |s| = 10⁻⁸ (spec §7 N5)."""
+    try:
+        b = float(beta)
+    except (TypeError, ValueError):
+        b = 4.0
+    return DPS + int(math.ceil(8 * min(max(b, 0.0), 40.0))) + 10
 
 
 def _a2_local(L: _Exact, side: _Side) -> dict:
@@ -829,6 +850,20 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
         return out
     a, beta = lead
     out.update(beta=beta, a=a)
+    if beta <= 0:
+        # ℓ'(s)/s does not tend to 1 (ℓ''(0) ≠ 1 or ℓ'(0) ≠ 0): no (A2) exponent
+        out["beta"] = None
+        if a < 0 or beta < 0:
+            for j in range(1, 40):
+                p = side.sign * mpmath.mpf(2) ** -j
+                g = _mp_g(L, p)
+                if g is not None and g < 0:
+                    out.update(verdict=REFUTED, witness=float(p), value=_num(1 - g),
+                               summary=f"ℓ'(s)/s does not tend to 1 at 0 and exceeds 1: ℓ'(s)/s = "
+                               f"{mpmath.nstr(1 - g, 12)} at s = {mpmath.nstr(p, 6)}")
+                    return out
+        out.update(verdict=INCONCLUSIVE, summary="ℓ'(s)/s does not tend to 1 at 0: (A2) has no exponent")
+        return out
     if a < 0:
         for j in range(1, 30):
             p = side.sign * mpmath.mpf(2) ** -j
@@ -883,6 +918,20 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
                                f"u = s − ℓ'(s); an arb enclosure on [0, {c}] gives >= {c}")
                     return out
     # numeric: 40-digit check of h >= c on a dense grid in (0, c]
+    with mpmath.workdps(_dps_for(beta)):
+        found = _numeric_c(L, side, beta, cands)
+    if found is not None:
+        c = found
+        out.update(c=c, method="numeric", verdict=SUPPORTED,
+                   summary=f"(1 − ℓ'(s)/s)/|s|^{sp.sstr(beta)} >= {c} at 81 high-precision points of "
+                   f"(0, {c}] (no interval certificate)")
+        return out
+    out.update(verdict=INCONCLUSIVE, summary=f"leading term {sp.sstr(a)}|s|^{sp.sstr(beta)} but no "
+               "candidate c could be checked")
+    return out
+
+
+def _numeric_c(L: _Exact, side: "_Side", beta: Any, cands: list) -> Any:
     for c in cands:
         fine = True
         for j in range(0, 81):
@@ -892,13 +941,8 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
                 fine = False
                 break
         if fine:
-            out.update(c=c, method="numeric", verdict=SUPPORTED,
-                       summary=f"(1 − ℓ'(s)/s)/|s|^{sp.sstr(beta)} >= {c} at 81 {DPS}-digit points of "
-                       f"(0, {c}] (no interval certificate)")
-            return out
-    out.update(verdict=INCONCLUSIVE, summary=f"leading term {sp.sstr(a)}|s|^{sp.sstr(beta)} but no "
-               "candidate c could be checked")
-    return out
+            return c
+    return None
 
 
 def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_inf: bool) -> Part:
@@ -911,7 +955,8 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
             g = _mp_g(L, p)
             if g is None:
                 continue
-            if g < -mpmath.mpf(10) ** -25 and (worst is None or g < worst[1]):
+            if g < -mpmath.mpf(10) ** -25 and (worst is None or (
+                    g < worst[1] and not isinstance(worst[0], sp.Basic))):
                 worst = (p, g)
             if abs(g) <= mpmath.mpf(10) ** -25 and (tight is None or abs(p) > abs(tight)):
                 tight = p
@@ -954,7 +999,15 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                     strict = False
                     continue
                 proved = False
-    if tight is not None and abs(tight) > (float(local_c) if (local_c is not None and not beta_inf) else 0):
+    for b in L.breakpoints:
+        if b == 0:
+            continue
+        left = L.cell_of(b - sp.Rational(1, 10**9))
+        if left is None:
+            continue
+        if _is_zero(1 - left.dl.subs(S, b) / b) is True and (tight is None or abs(b) > abs(_mp(tight))):
+            tight = b
+    if tight is not None and abs(_mp(tight)) > (float(local_c) if (local_c is not None and not beta_inf) else 0):
         strict = False
     if beta_inf:
         strict = False  # ℓ'(s)/s = 1 near 0
@@ -977,15 +1030,16 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
         if sd.a is not None and sd.a > 0:
             if _mp(sd.a) > best:
                 best, where = _mp(sd.a), 0.0
-    for c in L.cells:
-        for p in L.sample(c, 64):
-            g = _mp_g(L, p)
-            if g is None:
-                continue
-            with mpmath.workdps(DPS):
+    with mpmath.workdps(_dps_for(beta)):
+        for c in L.cells:
+            for p in L.sample(c, 64):
+                p = _mp(p) if isinstance(p, sp.Basic) else p
+                g = _mp_g(L, p)
+                if g is None:
+                    continue
                 h = g / abs(p) ** bm
-            if h > best:
-                best, where = h, p
+                if h > best:
+                    best, where = h, p
     if not mpmath.isfinite(best):
         return Part(REFUTED, "(1 − ℓ'(s)/s)/|s|^β is unbounded", {"witness": _witness_point(where)})
     # exact sup: h constant on the zero cells and h smaller elsewhere at sample points
@@ -994,6 +1048,23 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
         cand = max(hs, key=lambda v: float(v))
         if _mp(cand) >= best - mpmath.mpf(10) ** -20:
             exact_sup = cand
+    # exact sup over every cell (critical points by sympy): a sharp, proved constant
+    sups = []
+    if L.cells_complete:
+        for sd in sides:
+            for c in L.cells:
+                a, b = (c.lo, c.hi) if sd.sign > 0 else (-c.hi, -c.lo)
+                if not (a >= 0):
+                    continue
+                h = _simplify((1 - c.dl.subs(S, sd.sign * T) / (sd.sign * T)) / T ** beta)
+                sups.append(_exact_sup(h, a, b))
+    if sups and all(v is not None for v in sups):
+        C = max(sups, key=lambda v: float(v))
+        if _mp(C) >= best * (1 - mpmath.mpf(10) ** -12):
+            return Part(PROVED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} for all s ≠ 0 with the sharp C = "
+                        f"{sp.sstr(C)} (exact supremum of (1 − ℓ'(s)/s)/|s|^β over every cell: critical "
+                        "points and one-sided limits by sympy)",
+                        {"C": _num(C), "C_exact": sp.sstr(C), "sharp": True, "method": "exact"})
     data: dict = {"C_sharp_estimate": _num(best), "attained_near": _witness_point(where) if where is not None else None}
     if exact_sup is not None:
         data["C_sharp_exact_candidate"] = sp.sstr(exact_sup)
@@ -1040,6 +1111,28 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
     return Part(SUPPORTED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} with C = {sp.sstr(C)} at every {DPS}-digit "
                 "sample point (no interval certificate)", {**data, "C": _num(C), "C_exact": sp.sstr(C),
                                                           "method": "numeric", "dps": DPS})
+
+
+def _exact_sup(h: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
+    """sup of h(t) over a < t < b exactly (endpoint limits and critical points), or None."""
+    try:
+        with time_budget(3.0):
+            if not h.has(T):
+                return h
+            crit = sp.solveset(sp.diff(h, T), T, sp.Interval.open(a, b))
+            if crit == sp.EmptySet:
+                crit = []
+            elif isinstance(crit, sp.FiniteSet):
+                crit = list(crit)
+            else:
+                return None
+            vals = [_limit(h, T, a), _limit(h, T, b) if b != sp.oo else _limit(h, T, sp.oo)]
+            vals += [h.subs(T, x) for x in crit]
+            if any(v is None or not v.is_number or not v.is_finite for v in vals):
+                return None
+            return max(vals, key=lambda v: float(v))
+    except (BudgetExceeded, Exception):
+        return None
 
 
 # ============================================================================ predictions
@@ -1393,7 +1486,10 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
     beta_json: Any = None
     a2_parts: dict = {}
     if any(b is None for b in betas):
-        A2 = {"verdict": INCONCLUSIVE, "summary": sides_info[0][1].get("summary", ""), "beta": None, "c": None}
+        vs = [i.get("verdict", INCONCLUSIVE) for _, i in sides_info]
+        bad = next((i for _, i in sides_info if i.get("verdict") == REFUTED), sides_info[0][1])
+        A2 = {"verdict": weakest(*vs), "summary": bad.get("summary", ""), "beta": None, "c": None,
+              **{k_: bad[k_] for k_ in ("witness", "value") if k_ in bad}}
         beta = None
     else:
         beta = min(betas, key=lambda b: float(b) if b != sp.oo else math.inf)
@@ -1424,7 +1520,8 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
             A2["c_note"] = "β = ∞: (A2) is ℓ'(s)/s <= 1 alone; there is no constant c"
     # ---------------- A3
     if beta is None:
-        A3 = {"verdict": INCONCLUSIVE, "summary": "β unknown", "C": None}
+        A3 = ({"verdict": NA, "summary": "(A2) fails near 0; no β to test (A3) with", "C": None}
+              if A2["verdict"] == REFUTED else {"verdict": INCONCLUSIVE, "summary": "β unknown", "C": None})
     elif beta == sp.oo:
         A3 = {"verdict": NA, "summary": "β = ∞: (A3) is not used", "C": None}
     elif A2["verdict"] == REFUTED and any(i.get("verdict") == REFUTED for _, i in sides_info):
