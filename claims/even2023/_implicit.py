@@ -96,11 +96,14 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
             delta = list(mpmath.cholesky_solve(M, mpmath.matrix(res)))
             slope = mpmath.fdot(res, delta)          # ⟨∇Φ, Δ⟩ = Δᵀ M Δ ≥ 0
             dec = mpmath.sqrt(abs(slope))
-            t = mpmath.mpf(1)
+            # cap the change of z = 2φ + 2Xᵀλ at 8 per step (cosh grows exponentially; far from
+            # the solution a full Newton step overshoots by many orders of magnitude)
+            dz = max(abs(2 * mpmath.fdot(col, delta)) for col in XT)
+            t = t0 = min(mpmath.mpf(1), 8 / dz) if dz > 0 else mpmath.mpf(1)
             while True:
                 trial = [l + t * dl for l, dl in zip(lam, delta)]
                 tb, tw, tr, tdual = at(trial)
-                if tdual >= dual + mpmath.mpf("1e-4") * t * slope or t < mpmath.mpf(2) ** -60:
+                if tdual >= dual + mpmath.mpf("1e-4") * t * slope or t < t0 * mpmath.mpf(2) ** -80:
                     break
                 t /= 2
             lam, beta, w, res, dual = trial, tb, tw, tr, tdual
@@ -153,14 +156,15 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
             delta = np.linalg.lstsq(M, res, rcond=None)[0]
         slope = float(res @ delta)
         dec = np.sqrt(abs(slope))
-        t = 1.0
+        dz = float(np.max(np.abs(2 * X.T @ delta)))
+        t = t0 = min(1.0, 8.0 / dz) if dz > 0 else 1.0
         while True:
             trial = lam + t * delta
             tb, tw, tr, tdual = at(trial)
-            if tdual >= dual + 1e-4 * t * slope or t < 2.0 ** -50:
+            if tdual >= dual + 1e-4 * t * slope or t < t0 * 2.0 ** -60:
                 break
             t /= 2
-        if t < 2.0 ** -50:
+        if t < t0 * 2.0 ** -60:
             break
         lam, beta, w, res, dual = trial, tb, tw, tr, tdual
         it += 1
