@@ -258,3 +258,14 @@ def test_from_sympy_piecewise_min_sign():
     good = run(certify.inequality("f9", sp.Min(1, 2 / sp.Abs(s)) / 8, sp.tanh(s / 2) / (2 * s),
                                   Fraction(1, 1000), 2))
     assert good.status == Status.PROVED
+
+
+def test_tail_must_cover_the_rest_of_the_domain():
+    s_pos = sp.Symbol("s", positive=True)
+    h = sp.tanh(s_pos) / s_pos - (1 - s_pos**2 / 3)  # (A3) for l_rsym, C = 1/3
+    ok = run(certify.inequality("a3", 1 - s_pos**2 / 3, sp.tanh(s_pos) / s_pos, 0, 4,
+                                tail=certify.sympy_tail("a3_tail", h, s_pos, 4)))
+    assert ok.status == Status.PROVED and ok.data["domain_certified"] == ["0", "oo"]
+    gap = run(certify.inequality("a3", 1 - s_pos**2 / 3, sp.tanh(s_pos) / s_pos, 0, 3,
+                                 tail=certify.sympy_tail("a3_tail", h, s_pos, 4)))
+    assert gap.status == Status.INCONCLUSIVE

@@ -216,9 +216,11 @@ ops = SimpleNamespace(
     sin=lambda v: v.sin(), cos=lambda v: v.cos(), tan=lambda v: v.tan(), atan=lambda v: v.atan(),
     erf=lambda v: v.erf(), erfc=lambda v: v.erfc(),
     normal_pdf=_normal_pdf, normal_cdf=_normal_cdf,
+    num=lambda n: arb(n),
 )
 """Operations that work on ``arb`` *and* ``arb_series`` (so a callable written with them gets
-rigorous derivatives by automatic differentiation). ``normal_pdf``/``normal_cdf`` are phi and Phi."""
+rigorous derivatives by automatic differentiation). ``normal_pdf``/``normal_cdf`` are phi and Phi;
+``num(n)`` makes an exact integer ball (so ``num(1) / num(4)`` is 1/4 rounded outward)."""
 
 
 class NoSeries(TypeError):
@@ -836,8 +838,18 @@ def inequality(name: str, lhs: Any, rhs: Any, lo: Any, hi: Any, *, var: sp.Symbo
             return outcome(Status.PROVED, summary + f"; domain_certified = {where} only", **data)
         tev = tail(ctx)
         data["tail"] = tev.to_json()
+        start = tev.data.get("start") if isinstance(tev.data, dict) else None
+        if tev.status == Status.PROVED and start is not None:
+            try:
+                gap = exact(sp.Rational(str(start))) > b
+            except (TypeError, ValueError):
+                gap = True
+            if gap:
+                return outcome(Status.INCONCLUSIVE, summary + f"; the tail starts at {start} > {b}: "
+                               "the gap is not certified", **data)
         if tev.status == Status.PROVED:
-            data["domain_certified"] = [_qstr(a), "tail: " + tev.summary[:120]]
+            data["domain_certified"] = [_qstr(a), "oo"]
+            data["tail_argument"] = tev.summary[:160]
             return outcome(Status.PROVED, summary + f"; tail proved: {tev.summary[:120]}", **data)
         return outcome(min(tev.status, Status.INCONCLUSIVE) if tev.status != Status.REFUTED else Status.REFUTED,
                        summary + f"; tail not proved ({tev.status}): {tev.summary[:120]}", **data)
@@ -859,14 +871,17 @@ def sympy_tail(name: str, expr: Any, var: sp.Symbol, start: Any, *, strict: bool
     def run(ctx: Context) -> Evidence:
         t = sp.Symbol("t_tail", positive=True)
         e = sp.sympify(expr).subs(var, sp.sympify(start) + t)
+        verdict = None
         try:
             with time_budget(seconds):
-                e2 = sp.simplify(e)
-                verdict = e2.is_positive if strict else e2.is_nonnegative
-                lim = sp.limit(sp.sympify(expr), var, sp.oo)
+                for rewrite in (lambda x: x, sp.expand, sp.factor, sp.cancel, sp.simplify):  # cheap first
+                    e2 = rewrite(e)
+                    verdict = e2.is_positive if strict else e2.is_nonnegative
+                    if verdict is not None:
+                        break
         except BudgetExceeded:
-            verdict, lim = None, None
-        data = {"expr": sp.sstr(expr), "start": str(start), "limit_at_infinity": sp.sstr(lim)}
+            verdict = None
+        data = {"expr": sp.sstr(expr), "start": str(start)}
         if verdict is True:
             return outcome(Status.PROVED, f"{sp.sstr(expr)} {'>' if strict else '>='} 0 for "
                            f"{var} >= {start} (sympy assumptions)", **data)
@@ -923,7 +938,8 @@ def constant(name: str, value: Any, claim: str, *, kind: str = "CERT", why: str 
         shown = sp.sstr(value) if isinstance(value, sp.Basic) else getattr(value, "__name__", str(value))
         with working_precision(p):
             margin = x - _q2arb(c)
-        data = {"value": _bounds(x), "value_mid": _f(x), "threshold": _qstr(c), "relation": rel,
+        data = {"value": _bounds(x), "value_mid": _f(x), "width": float(2 * x.rad()),
+                "threshold": _qstr(c), "relation": rel,
                 "prec_bits": p, "margin_value_minus_threshold": _bounds(margin), "why": why}
         if d is True:
             return outcome(Status.PROVED, f"{shown} in [{_bounds(x)[0]:.10g}, {_bounds(x)[1]:.10g}] "
