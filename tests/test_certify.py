@@ -269,3 +269,12 @@ def test_tail_must_cover_the_rest_of_the_domain():
     gap = run(certify.inequality("a3", 1 - s_pos**2 / 3, sp.tanh(s_pos) / s_pos, 0, 3,
                                  tail=certify.sympy_tail("a3_tail", h, s_pos, 4)))
     assert gap.status == Status.INCONCLUSIVE
+
+
+def test_strict_bound_through_a_removable_singularity():
+    ev = run(certify.inequality("lt1", sp.tanh(s) / s, 1, -1, 1, strict=True))  # tanh(s)/s < 1, s != 0
+    assert ev.status == Status.PROVED, ev.summary
+    assert "excluded" in ev.data
+    # where h(0) is defined and 0, the strict statement fails at 0 itself
+    bad = run(certify.inequality("lt", s**2, 0 * s + s**2 * 2, -1, 1, strict=True))
+    assert bad.status == Status.REFUTED and bad.data["witness"] == "0"

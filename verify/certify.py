@@ -573,6 +573,7 @@ class BoundResult:
     taylor: Taylor0 | None = None
     boxes_by_method: dict = field(default_factory=dict)
     min_lower: float | None = None
+    excluded_zero: bool = False
 
     def data(self) -> dict:
         d = {"interval": [_qstr(self.lo), _qstr(self.hi)], "prec_bits": self.prec,
@@ -589,6 +590,8 @@ class BoundResult:
             d["taylor_at_0"] = self.taylor.describe()
         if self.min_lower is not None:
             d["min_certified_lower_bound"] = self.min_lower
+        if self.excluded_zero:
+            d["excluded"] = "s = 0 (removable singularity: the statement is about s != 0)"
         return d
 
 
@@ -683,14 +686,25 @@ def prove_nonnegative(h: ArbFn, lo: Any, hi: Any, *, strict: bool = False, taylo
         by_method: dict[str, int] = {}
         unresolved: list[tuple[Fraction, Fraction]] = []
         min_lower = None
+        excluded_zero = False
         while stack:
             l, r, depth = stack.pop()
             boxes += 1
             deepest = max(deepest, depth)
             enc, method, k, low = _enclose(h, l, r, taylor, derivative, use_series, zset)
             ok = enc is not None and (low > 0 if (strict and (k == 0 or not (l <= 0 <= r))) else low >= 0)
-            if strict and k > 0 and l <= 0 <= r:
-                ok = False  # h(0) = 0 there
+            if strict and k > 0 and l <= 0 <= r and enc is not None:
+                # h = s^k q with q > 0: h > 0 for s != 0; at s = 0 itself h is 0 or undefined
+                ok = bool(low > 0)
+                if ok:
+                    v0 = _point_value(h, Fraction(0), None)
+                    if v0 is not None and v0 <= 0:
+                        return BoundResult(Status.REFUTED, a, b, prec, boxes, deepest, strict, Fraction(0), v0,
+                                           taylor=taylor, boxes_by_method=by_method)
+                    if v0 is None:
+                        excluded_zero = True  # removable singularity: the statement is about s != 0
+                    else:
+                        ok = False
             if ok:
                 by_method[method] = by_method.get(method, 0) + 1
                 lowf = float(low) if k == 0 else None
@@ -721,7 +735,7 @@ def prove_nonnegative(h: ArbFn, lo: Any, hi: Any, *, strict: bool = False, taylo
                                unresolved=tuple(unresolved[:10]), unresolved_count=len(unresolved),
                                taylor=taylor, boxes_by_method=by_method)
         return BoundResult(Status.PROVED, a, b, prec, boxes, deepest, strict, taylor=taylor,
-                           boxes_by_method=by_method, min_lower=min_lower)
+                           boxes_by_method=by_method, min_lower=min_lower, excluded_zero=excluded_zero)
 
 
 # --------------------------------------------------------------------------- building h = rhs - lhs
