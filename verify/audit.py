@@ -1232,16 +1232,20 @@ def _confirmation(dl_numpy: Callable | None, loss_obj: Any, beta: Any, seed: int
     predicted = 0.0 if inf else 1.0 / (bf - 1.0)
     p_bounce = 2.0 if (inf or bf >= 2) else bf / (bf - 1.0)
     # keep the longest run near a fixed step budget: the bouncing phase lasts ~ η^-p_bounce steps
-    eta_hi = 0.2
-    eta_lo = max(min(eta_hi / 8, 6.0e4 ** (-1.0 / p_bounce) * (0.7 if bf == 2 else 1.0)), 1e-3)
+    compiled = getattr(loss_obj, "kernel", None) is not None
+    budget = 4.0e6 if compiled else 5.0e4
+    eta_hi = 0.1
+    eta_lo = min(max(budget ** (-1.0 / p_bounce), 1e-3), eta_hi / 5)
     etas = np.geomspace(eta_lo, eta_hi, 10)
     from . import dynamics
     x0, y0 = dynamics.normalised_start(etas, 3.0)
-    lanes = dynamics.run(loss_obj, x0, y0, etas, max_steps=400_000, rtol=1e-14, engine="numpy")
+    lanes = dynamics.run(loss_obj, x0, y0, etas, max_steps=int(budget * 5), rtol=1e-11,
+                         engine="numba" if compiled else "numpy")
     ok = lanes.ok()
     gap = lanes.gap
     good = ok & np.isfinite(gap) & (gap > 0)
     data: dict = {"predicted_gap_exponent": predicted, "start": "√(3/η)·(3/4, 5/4) (y₀² − x₀² = 3/η)",
+                  "engine": "numba (kernel compiled from the expression)" if compiled else "numpy",
                   "etas": [float(e) for e in etas], "gaps": [float(g) for g in gap],
                   "outcomes": lanes.counts(), "bounce_steps": [int(b) for b in lanes.bounce],
                   "seed": seed, "tolerance": 0.05}
@@ -1558,13 +1562,76 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
     confirmation = None
     if confirm:
         if _holds(a1_verdict) and _holds(A2["verdict"]) and beta_json is not None:
-            from .loss import Loss
-            lossobj = Loss.from_derivative(L.dl, "audited")
-            confirmation = _confirmation(None, lossobj, beta_json, 0)
+            lossobj, why = _gd_loss(L)
+            if lossobj is None:
+                confirmation = {"verdict": INCONCLUSIVE, "summary": why}
+            else:
+                confirmation = _confirmation(None, lossobj, beta_json, 0)
+                if why:
+                    confirmation["numerics_note"] = why
         else:
             confirmation = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2); "
                             + ("run it on the rescaled loss" if rescaling else "not run")}
     return AuditResult(loss_info, A1, A2, A3, predictions, confirmation, rescaling, notes)
+
+
+def _gd_loss(L: _Exact) -> tuple[Any, str]:
+    """A :class:`verify.loss.Loss` for the GD engine, with a numba kernel compiled from ℓ'.
+
+    ℓ' is simplified first (sinh/cosh → tanh avoids overflow); where float evaluation still
+    overflows for large |s| the kernel returns the exact limit lim_(s→±∞) ℓ'(s), and only if ℓ'
+    has reached it to 1e-15 before that point. Returns (loss, note) or (None, reason).
+    """
+    from .loss import Loss
+    dl = _simplify(L.dl, 3.0)
+    note = ""
+    f = sp.lambdify([S], dl, modules="math")  # source printed from a whitelisted sympy tree
+
+    def safe(v: float) -> float | None:
+        try:
+            r = float(f(v))
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return None
+        return r if math.isfinite(r) else None
+
+    cut, lims = math.inf, []
+    for k in range(1, 1100):
+        v = 2.0 ** k
+        if safe(v) is None or safe(-v) is None:
+            cut = 2.0 ** (k - 1)
+            break
+        if v > 1e300:
+            break
+    if cut < math.inf:
+        top, bottom = _limit(dl, S, sp.oo), _limit(dl, S, -sp.oo)
+        if top is None or bottom is None or not (top.is_finite and bottom.is_finite):
+            return None, f"ℓ' overflows in float64 beyond |s| = {cut:g} and has no finite limit"
+        lims = [float(top), float(bottom)]
+        if abs(safe(cut) - lims[0]) > 1e-15 or abs(safe(-cut) - lims[1]) > 1e-15:
+            return None, f"ℓ' overflows in float64 beyond |s| = {cut:g} before reaching its limit"
+        note = f"float64 ℓ' replaced by its exact limit {lims} for |s| > {cut:g} (overflow)"
+    try:
+        import numba
+        jf = numba.njit(f)
+        if lims:
+            hi_v, lo_v, c = lims[0], lims[1], cut
+
+            @numba.njit
+            def kernel(s, p):
+                if s > c:
+                    return hi_v
+                if s < -c:
+                    return lo_v
+                return jf(s)
+        else:
+            @numba.njit
+            def kernel(s, p):
+                return jf(s)
+        kernel(0.37, np.zeros(1))
+        return Loss.from_derivative(dl, "audited", kernel=kernel), note
+    except Exception as exc:  # numba could not compile it: the numpy engine is slower but exact
+        note = (note + "; " if note else "") + f"numba kernel unavailable ({type(exc).__name__}); numpy engine"
+        return Loss.from_derivative(dl, "audited"), note
 
 
 def _rescaling(L: _Exact, k: sp.Expr, sup: sp.Expr, recurse: bool) -> dict:
