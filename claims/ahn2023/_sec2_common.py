@@ -186,9 +186,6 @@ def grid_inequality(name: str, gap: Callable[[Any], Any], lo: float, hi: float, 
             data["limit_at_0"] = str(lim)
             if not bool(lim.is_extended_real):
                 return outcome(Status.INCONCLUSIVE, f"limit of the normalised gap at 0 is {lim}", **data)
-            if lim < 0:
-                return outcome(Status.REFUTED, f"normalised gap tends to {lim} < 0 as s -> 0+: the "
-                               f"inequality fails for all small s", witness="s -> 0+", **data)
         worst = None
         with mpmath.workdps(dps):
             grid = _grid(lo, hi, n, closed)
@@ -207,11 +204,14 @@ def grid_inequality(name: str, gap: Callable[[Any], Any], lo: float, hi: float, 
                                f"{mpmath.nstr(v_w, 8)} (confirmed at {2 * dps} digits)",
                                witness=mpmath.nstr(s_w, 20), gap_at_witness=mpmath.nstr(v2, 12), **data)
             return outcome(Status.INCONCLUSIVE, "sign of the gap changes with the precision", **data)
+        if limit0 is not None and sp.sympify(data["limit_at_0"]) < 0:
+            return outcome(Status.REFUTED, f"normalised gap tends to {data['limit_at_0']} < 0 as s -> 0+: "
+                           "the inequality fails for all small s", witness="s -> 0+", **data)
         if limit0 is not None and sp.sympify(data["limit_at_0"]) == 0:
             return outcome(Status.INCONCLUSIVE, "normalised gap tends to 0 at 0+: the grid cannot "
                            "decide the sign near 0", **data)
         return outcome(Status.SUPPORTED, f"{describe or name}: min normalised gap "
-                       f"{mpmath.nstr(v_w, 6)} >= 0 over {n} grid points (x2 signs) at {dps} digits"
+                       f"{mpmath.nstr(v_w, 6)} >= 0 over {n} grid points{' (both signs)' if even else ''} at {dps} digits"
                        + (f"; exact limit at 0+: {data['limit_at_0']}" if limit0 is not None else ""),
                        **data)
 

@@ -51,7 +51,7 @@ def rsym_a2inf(s, ops=MP):
 
 def rsym_a2(s, c=Fraction(1, 4), beta_=2, ops=MP):
     """tanh(s)/s <= 1 − c|s|^β; Example 1 claims it for 0 < |s| < 1/4 with c = 1/4, β = 2."""
-    return ops.tanh(s) / s, 1 - _k(ops, c) * s**beta_
+    return ops.tanh(s) / s, 1 - _k(ops, c) * abs(s) ** beta_
 
 
 def rsym_a3(s, C=Fraction(1, 3), ops=MP):
