@@ -1358,6 +1358,9 @@ def _enclose_limit_sharpness(dloss: ArbFn, eta: Any, x0: Any, y0: Any, *, d2loss
                     if tail is not None:
                         A_lo, A_hi, rho_lo, rho_hi = tail
                         D = Yb * Yb - Xb * Xb
+                        if not D > 0:
+                            break_reason = f"D_T = y_T^2 - x_T^2 not certified positive at step {t}"
+                            return SharpnessResult(False, break_reason, e, None, t, prec, max_traj_width=maxw)
                         lo = D.lower() * (1 - A_hi)
                         hi = D.upper() * (-A_lo).exp()
                         enc = lo.union(hi)
