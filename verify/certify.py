@@ -679,6 +679,10 @@ def prove_nonnegative(h: ArbFn, lo: Any, hi: Any, *, strict: bool = False, taylo
     if not a <= b:
         raise ValueError(f"empty interval [{a}, {b}]")
     with working_precision(prec):
+        if strict:
+            for z in sorted(zset):
+                if a <= z <= b:  # h(z) = 0 exactly (sympy): the strict statement fails there
+                    return BoundResult(Status.REFUTED, a, b, prec, 0, 0, strict, z, arb(0), taylor=taylor)
         if derivative is None and use_series is None:
             use_series = supports_series(h)
         stack = [(a, b, 0)]
