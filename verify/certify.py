@@ -141,6 +141,8 @@ def _bounds(x: arb) -> list[float]:
     """[lower, upper] of a ball, rounded outward to float, for evidence data."""
     if not x.is_finite():
         return ["-inf", "inf"]
+    if x.is_zero():
+        return [0.0, 0.0]
     lo, hi = float(x.lower()), float(x.upper())
     return [math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)]
 
