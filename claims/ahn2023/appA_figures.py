@@ -1,0 +1,323 @@
+"""Appendix A figures of Ahn et al. (2023): single-neuron GD on ℓ(xy) (Figs. 9, 10, 11).
+
+Settings follow spec §5 E5–E7. Figures are drawn with matplotlib (Agg) and saved without a
+software/date stamp so the PNGs are byte-identical across runs with the same seed and budget.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from verify import Claim, Figure, Planted, Status
+from verify.asymptotic import rate
+from verify.claim import Check, Context, Evidence, outcome
+from verify import dynamics
+
+from claims.ahn2023 import PAPER
+from claims.ahn2023._losses import SQRT, combine, lanes
+from claims.ahn2023.sec2_eos_regime import (EOS_M, GAP, K_FIT, TAU, beta_of, fast_exponent, ks_for,
+                                            measure, _rem3_law)
+
+FIG9_ETA = 0.25
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _save(fig, path: str) -> None:
+    fig.savefig(path, dpi=80, metadata={"Software": None})
+    _plt().close(fig)
+
+
+# ============================================================================ Figure 9
+def _fig9_run(x0: float, y0: float):
+    r = dynamics.run(SQRT, [x0], [y0], [FIG9_ETA], max_steps=10**6, rtol=1e-15)
+    xs, ys = dynamics.trajectory(SQRT, x0, y0, FIG9_ETA, int(r.steps[0]))
+    return r, xs, ys
+
+
+def _envelope_distance(xs, ys, eta):
+    """Relative residual of the perfect-bouncing relation η ℓ'(xy) y = 2x (eq13) for ℓ_sqrt."""
+    s = xs * ys
+    lhs = eta * s / np.sqrt(1 + s * s) * ys
+    return np.abs(lhs - 2 * xs) / np.maximum(np.abs(2 * xs), 1e-300)
+
+
+def _fig9_gf(ctx: Context) -> Evidence:
+    r, xs, ys = _fig9_run(3.0, 4.0)
+    if r.outcome[0] != dynamics.Outcome.CONVERGED:
+        return outcome(Status.INCONCLUSIVE, f"run ended {dynamics.Outcome(r.outcome[0])}")
+    D = ys**2 - xs**2
+    mono = bool(np.all(np.diff(D) <= 1e-12 * D[:-1]))
+    y2 = float(r.D[0])
+    ok = mono and y2 <= 7.0
+    return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                   f"from (3, 4): D_t non-increasing ({mono}); y_inf^2 = {y2:.6f} <= y0^2 - x0^2 = 7 < 8 = 2/eta",
+                   y_inf2=y2, steps=int(r.steps[0]), D_monotone=mono, eta=FIG9_ETA)
+
+
+def _fig9_eos(ctx: Context) -> Evidence:
+    r, xs, ys = _fig9_run(3.0, 6.0)
+    if r.outcome[0] != dynamics.Outcome.CONVERGED:
+        return outcome(Status.INCONCLUSIVE, f"run ended {dynamics.Outcome(r.outcome[0])}")
+    y2 = float(r.D[0])
+    t0, tb = int(r.t0[0]), int(r.t_bar[0])
+    bouncing = slice(t0, tb)
+    # while bouncing, x alternates in sign and the iterate tracks the envelope η ℓ'(xy) y = 2x
+    sign_flips = int(np.sum(np.sign(xs[bouncing][1:]) != np.sign(xs[bouncing][:-1])))
+    near = _envelope_distance(xs[bouncing], ys[bouncing], FIG9_ETA)
+    late = near[len(near) // 2:]
+    ok = 0 < 8.0 - y2 <= 0.05 * 8.0 and tb > t0 >= 1 and sign_flips >= (tb - t0) // 2
+    return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                   f"from (3, 6): GF phase until t0 = {t0}, bouncing until t̄ = {tb} ({sign_flips} sign "
+                   f"changes of x; median envelope residual in the second half "
+                   f"{float(np.median(late)):.3f}), then convergence to y_inf^2 = {y2:.5f} "
+                   f"(2/eta - y_inf^2 = {8 - y2:.4f}, tolerance 5% of 2/eta)",
+                   y_inf2=y2, t0=t0, t_bar=tb, sign_changes=sign_flips,
+                   envelope_residual_median=float(np.median(late)), tolerance=0.05)
+
+
+def _fig9_close(name: str, start, target: float, rel: float) -> Check:
+    def run(ctx: Context) -> Evidence:
+        r, _, _ = _fig9_run(*start)
+        y2 = float(r.D[0])
+        ok = abs(y2 / target - 1) <= rel
+        return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                       f"y_inf^2 = {y2:.4f} vs claimed {target} (relative tolerance {rel})",
+                       y_inf2=y2, claimed=target, tolerance=rel)
+
+    return Check(name, run, "TRAJ")
+
+
+def _draw_fig9(ctx: Context, path: str) -> str:
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6))
+    eta = FIG9_ETA
+    for ax, start, title in ((axes[0], (3.0, 4.0), "GF regime: (3, 4)"), (axes[1], (3.0, 6.0), "EoS regime: (3, 6)")):
+        r, xs, ys = _fig9_run(*start)
+        D0 = start[1] ** 2 - start[0] ** 2
+        xg = np.linspace(0, start[0], 200)
+        ax.plot(xg, np.sqrt(xg**2 + D0), "k--", lw=1, label=r"GF path $y^2-x^2=y_0^2-x_0^2$")
+        yv = np.linspace(math.sqrt(2 / eta) * 1.0001, max(start[1], 4) * 1.05, 300)
+        xe = np.sqrt((eta * yv**2 / 2) ** 2 - 1) / yv
+        ax.plot(xe, yv, color="tab:green", lw=1, label=r"envelope $\eta\ell'(xy)y=2x$")
+        ax.plot(-xe, yv, color="tab:green", lw=1)
+        ax.plot(xs, ys, "o-", ms=2.5, lw=0.6, color="tab:blue", label="GD, η = 1/4")
+        ax.axhline(math.sqrt(2 / eta), color="tab:red", lw=0.8, ls=":", label=r"$\sqrt{2/\eta}$")
+        ax.axhline(math.sqrt(D0), color="gray", lw=0.8, ls="-.", label=r"$\sqrt{y_0^2-x_0^2}$")
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+        ax.set_title(f"{title}: y∞² = {float(r.D[0]):.3f}")
+        ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    _save(fig, path)
+    return ("Fig. 9: GD on ℓ_sqrt(xy) with η = 1/4 in the (x, y) plane; left from (3, 4) (GF regime, "
+            "y∞² <= 7), right from (3, 6) (EoS regime: GF phase, bouncing along the quasi-static "
+            "envelope, convergence just below 2/η = 8).")
+
+
+FIG9_GF = Claim(
+    id="ahn2023.fig9.gf",
+    source=PAPER.at("Fig. 9 (left), App. A"),
+    title="GF regime from (3, 4): y_inf^2 <= 7 < 8",
+    statement=r"\ell_{\mathrm{sqrt}},\ \eta = 1/4,\ (x_0, y_0) = (3, 4):\ y_\infty^2 \le y_0^2 - x_0^2 = 7 < 2/\eta",
+    hypotheses=("ℓ = ℓ_sqrt", "η = 1/4"),
+    uses=("ahn2023.thm1", "ahn2023.fact1"),
+    expect="supported",
+    status="empirical",
+    notes="η = 1/4 is not small: the GF tracking is qualitative (spec §7 F22); the bound 7 is exact.",
+    checks=(Check("y_inf_below_gf_value", _fig9_gf, "TRAJ"),),
+    planted=(Planted("p1", "y_∞² ≈ 8 (within 2%)", _fig9_close("p1", (3.0, 4.0), 8.0, 0.02)),),
+    figures=(Figure("fig9_xy_plane", _draw_fig9),),
+)
+
+FIG9_EOS = Claim(
+    id="ahn2023.fig9.eos",
+    source=PAPER.at("Fig. 9 (right), App. A"),
+    title="EoS regime from (3, 6): GF phase, bouncing on the envelope, y_inf^2 just below 8",
+    statement=r"\ell_{\mathrm{sqrt}},\ \eta = 1/4,\ (x_0, y_0) = (3, 6):\ y_\infty^2 \le 2/\eta = 8,\ y_\infty^2 \approx 8",
+    hypotheses=("ℓ = ℓ_sqrt", "η = 1/4"),
+    uses=("ahn2023.thm2", "ahn2023.eq13"),
+    expect="supported",
+    status="empirical",
+    checks=(Check("three_phases", _fig9_eos, "TRAJ"),),
+    planted=(Planted("p2", "y_∞² ≈ 27 = y0² − x0² (within 5%)", _fig9_close("p2", (3.0, 6.0), 27.0, 0.05)),),
+)
+
+
+# ============================================================================ Figure 10
+FIG10_ETAS = (2 / 9, 2 / 7, 2 / 5, 2 / 3)
+FIG10_START = (3.0, 6.0)
+FIG10_TOL = 0.35
+
+
+def _sharpness(xs, ys):
+    """λ_max(∇²f) for ℓ_sqrt from eq. (8): ℓ''(s)(y, x)ᵀ(y, x) + ℓ'(s)[[0, 1], [1, 0]]."""
+    s = xs * ys
+    l2 = (1 + s * s) ** -1.5
+    l1 = s / np.sqrt(1 + s * s)
+    a, c, b = l2 * ys**2, l2 * xs**2, l2 * s + l1
+    return (a + c) / 2 + np.sqrt(((a - c) / 2) ** 2 + b * b)
+
+
+def _fig10_runs():
+    out = []
+    for eta in FIG10_ETAS:
+        T = int(15 / eta)
+        xs, ys = dynamics.trajectory(SQRT, *FIG10_START, eta, T)
+        out.append((eta, T, xs, ys, _sharpness(xs, ys)))
+    return out
+
+
+def _fig10_check(name: str, predicate, describe: str) -> Check:
+    def run(ctx: Context) -> Evidence:
+        rows, ok = [], True
+        for eta, T, xs, ys, lam in _fig10_runs():
+            final = float(lam[-1])
+            good = bool(predicate(eta, final))
+            ok &= good
+            rows.append({"eta": eta, "steps": T, "final_sharpness": final, "2/eta": 2 / eta,
+                         "relative_gap": (2 / eta - final) / (2 / eta), "holds": good})
+        return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                       f"{describe}: " + ", ".join(f"η={r['eta']:.3f}: {r['final_sharpness']:.3f}/{r['2/eta']:.3f}"
+                                                   for r in rows), runs=rows, start=list(FIG10_START))
+
+    return Check(name, run, "TRAJ")
+
+
+def _fig10_monotone(ctx: Context) -> Evidence:
+    gaps = [(2 / eta - float(lam[-1])) / (2 / eta) for eta, T, xs, ys, lam in _fig10_runs()]
+    ok = all(a < b for a, b in zip(gaps, gaps[1:]))
+    return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                   f"relative gap grows with η (as the gap law of thm2 predicts): {[round(g, 4) for g in gaps]}",
+                   relative_gaps=gaps, etas=list(FIG10_ETAS))
+
+
+def _draw_fig10(ctx: Context, path: str) -> str:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for (eta, T, xs, ys, lam), col in zip(_fig10_runs(), ("tab:blue", "tab:orange", "tab:green", "tab:red")):
+        t = eta * np.arange(len(lam))
+        ax.plot(t, lam, color=col, lw=1, label=f"2/η = {2 / eta:g}")
+        ax.axhline(2 / eta, color=col, ls=":", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("time ηt")
+    ax.set_ylabel(r"sharpness $\lambda_{\max}(\nabla^2 f(x_t, y_t))$")
+    ax.set_title("Fig. 10: ℓ_sqrt from (3, 6); dotted lines at 2/η")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, path)
+    return "Fig. 10: sharpness against time ηt for 2/η ∈ {9, 7, 5, 3}; each run settles just below its 2/η."
+
+
+FIG10 = Claim(
+    id="ahn2023.fig10",
+    source=PAPER.at("Fig. 10, App. A"),
+    title="EoS: final sharpness close to and below 2/eta for 2/eta in {9, 7, 5, 3}",
+    statement=r"0 < 2/\eta - \lambda_{\max}(\nabla^2 f(x_T, y_T)) \le \varepsilon\cdot 2/\eta,\ T = \lfloor 15/\eta\rfloor",
+    hypotheses=("ℓ = ℓ_sqrt", "start (3, 6): y0² − x0² = 27 > 9 (spec §7 F23)"),
+    uses=("ahn2023.thm2",),
+    expect="supported",
+    status="empirical",
+    notes=f"ε = {FIG10_TOL}: at η = 2/3 the gap is a sizeable fraction of 2/η (the step is not small); "
+          "the relative gap must also grow with η.",
+    checks=(
+        _fig10_check("below_and_close", lambda eta, lam: 0 < 2 / eta - lam <= FIG10_TOL * 2 / eta,
+                     f"0 < 2/eta - sharpness <= {FIG10_TOL}*2/eta"),
+        Check("gap_grows_with_eta", _fig10_monotone, "TRAJ"),
+    ),
+    planted=(
+        Planted("p1", "final sharpness above 2/η", _fig10_check("p1", lambda eta, lam: lam > 2 / eta,
+                                                                 "sharpness > 2/eta")),
+        Planted("p2", "final sharpness = y0² − x0² = 27 (within 5%)",
+                _fig10_check("p2", lambda eta, lam: abs(lam / 27 - 1) <= 0.05, "sharpness ≈ 27")),
+    ),
+    figures=(Figure("fig10_sharpness_vs_time", _draw_fig10),),
+)
+
+
+# ============================================================================ Figure 11
+LEFT_KEYS = ("beta=3/2", "beta=2", "beta=3", "beta=10")
+RIGHT_KEYS = ("beta=4/3", "beta=3/2", "beta=2", "beta=4")
+
+
+def _right_rate(key: str, exponent=None) -> Check:
+    b = beta_of(key)
+    p, lf, law = _rem3_law(b)
+    return rate(key, measure(key, lambda r, eta: r.bounce.astype(float), label="T = #{t: y_t^2 > 2/eta}"),
+                p if exponent is None else exponent, 0.1, log_factor=lf if exponent is None else None, law=law)
+
+
+def _draw_fig11(ctx: Context, path: str) -> str:
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    ax = axes[0]
+    for key in LEFT_KEYS:
+        ks = ks_for(ctx, key)
+        r = lanes(key, ks, EOS_M)
+        p = fast_exponent(beta_of(key))
+        line, = ax.loglog(r.eta, r.gap, "o-", ms=3, lw=1, label=f"{key}: slope 1/(β−1) = {p:.3g}")
+        ref = r.gap[-1] * (r.eta / r.eta[-1]) ** p
+        ax.loglog(r.eta, ref, ls="--", lw=0.8, color=line.get_color())
+    ax.set_xlabel("η")
+    ax.set_ylabel(r"$2/\eta - y_\infty^2$")
+    ax.set_title("Fig. 11 left: sharpness gap (dashed: predicted slopes)")
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    for key in RIGHT_KEYS:
+        ks = tuple(k for k in ks_for(ctx, key) if k >= 2.0)
+        r = lanes(key, ks_for(ctx, key), EOS_M)
+        keep = np.asarray(ks_for(ctx, key)) >= 2.0 - 1e-9
+        eta, T = r.eta[keep], r.bounce[keep].astype(float)
+        p, lf, law = _rem3_law(beta_of(key))
+        line, = ax.loglog(eta, T, "o-", ms=3, lw=1, label=f"{key}: {law}")
+        pred = eta**p * (np.log(1 / eta) if lf is not None else 1.0)
+        ax.loglog(eta, T[-1] * pred / pred[-1], ls="--", lw=0.8, color=line.get_color())
+    ax.set_xlabel("η")
+    ax.set_ylabel(r"bouncing length $T = \#\{t: y_t^2 > 2/\eta\}$")
+    ax.set_title("Fig. 11 right: bouncing-phase length (dashed: predicted laws)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    _save(fig, path)
+    note = " (quick budget: ℓ_{4/3} only to η = e^-4)" if not ctx.full else ""
+    return ("Fig. 11: ℓ_β from the normalised start √(3/η)(3/4, 5/4), η = e^{-k}; left: the gap "
+            "2/η − y∞² with slopes 1/(β−1); right: the bouncing length against η^{-β/(β−1)} (β < 2), "
+            f"η^-2 log(1/η) (β = 2), η^-2 (β > 2){note}.")
+
+
+FIG11_LEFT = Claim(
+    id="ahn2023.fig11.left",
+    source=PAPER.at("Fig. 11 (left), App. A"),
+    title="Sharpness gap slopes 1/(beta-1) for beta in {3/2, 2, 3, 10}",
+    statement=r"\log(2/\eta - y_\infty^2) \sim \tfrac{1}{\beta-1}\log\eta,\ \eta\in[e^{-5}, e^{-1}]",
+    hypotheses=("ℓ = ℓ_β", "normalised EoS start δ = 1"),
+    uses=("ahn2023.thm2", "ahn2023.prop2", "ahn2023.prop3"),
+    expect="supported",
+    status="empirical",
+    notes=f"Fit on η <= e^-{K_FIT:g} (k step 1/2 quick, 1/4 full); tolerance {TAU}.",
+    checks=(combine("slopes", {k: rate(k, measure(k, GAP, label="2/eta - y_inf^2"), fast_exponent(beta_of(k)),
+                                       TAU, law="slope 1/(β−1)") for k in LEFT_KEYS}, "RATE"),),
+    planted=(Planted("p1", "slope 1/β", combine("p1", {
+        k: rate(k, measure(k, GAP), 1.0 / beta_of(k), TAU) for k in LEFT_KEYS}, "RATE")),),
+    figures=(Figure("fig11_gap_and_bounce_length", _draw_fig11),),
+)
+
+FIG11_RIGHT = Claim(
+    id="ahn2023.fig11.right",
+    source=PAPER.at("Fig. 11 (right), App. A"),
+    title="Bouncing length: eta^{-beta/(beta-1)} (beta < 2), eta^-2 log(1/eta) (beta = 2), eta^-2 (beta = 4)",
+    statement=r"T \asymp \eta^{-\beta/(\beta-1)}\ (\beta\in\{4/3, 3/2\}),\ \eta^{-2}\log(1/\eta)\ (\beta=2),\ \eta^{-2}\ (\beta=4)",
+    hypotheses=("ℓ = ℓ_β", "normalised EoS start δ = 1"),
+    uses=("ahn2023.thm2", "ahn2023.rem3"),
+    expect="supported",
+    status="empirical",
+    notes="T := #{t : y_t² > 2/η}; η ∈ [e^-5, e^-2] (quick budget: ℓ_{4/3} to e^-4); tolerance 0.1.",
+    checks=(combine("slopes", {k: _right_rate(k) for k in RIGHT_KEYS}, "RATE"),),
+    planted=(Planted("p2", "slope −2 for β < 2", combine("p2", {
+        k: _right_rate(k, -2.0) for k in ("beta=4/3", "beta=3/2")}, "RATE")),),
+)
