@@ -278,3 +278,17 @@ def test_strict_bound_through_a_removable_singularity():
     # where h(0) is defined and 0, the strict statement fails at 0 itself
     bad = run(certify.inequality("lt", s**2, 0 * s + s**2 * 2, -1, 1, strict=True))
     assert bad.status == Status.REFUTED and bad.data["witness"] == "0"
+
+
+@pytest.mark.parametrize("fn", [sp.asin, sp.acos, sp.atan, sp.acosh, sp.asinh, sp.atanh, sp.csch, sp.sech,
+                                sp.coth, sp.sec, sp.csc, sp.cot, sp.tan, sp.sinh, sp.cosh, sp.tanh,
+                                sp.exp, sp.log, sp.erf, sp.erfc])
+def test_whitelisted_functions_value_and_derivative(fn):
+    x = sp.Symbol("x")
+    pt = sp.Rational(13, 10) if fn is sp.acosh else sp.Rational(3, 10)
+    f = certify.from_sympy(fn(x), x)
+    with certify.working_precision(80):
+        v = f(certify.ball(pt))
+        _, der = certify.derivative_enclosure(f, certify.ball(pt))
+    assert abs(float(v.mid()) - float(fn(pt))) < 1e-13
+    assert abs(float(der.mid()) - float(sp.diff(fn(x), x).subs(x, pt))) < 1e-12

@@ -193,6 +193,26 @@ def _asinh(v):
     return (v + (v * v + 1).sqrt()).log() if _series(v) else v.asinh()
 
 
+def _acosh(v):
+    return (v + (v * v - 1).sqrt()).log() if _series(v) else v.acosh()
+
+
+def _csch(v):
+    return 1 / _sinh(v) if _series(v) else v.csch()
+
+
+def _sec(v):
+    return 1 / v.cos() if _series(v) else v.sec()
+
+
+def _csc(v):
+    return 1 / v.sin() if _series(v) else v.csc()
+
+
+def _cot(v):
+    return v.cos() / v.sin() if _series(v) else v.cot()
+
+
 def _log1p(v):
     return (1 + v).log() if _series(v) else v.log1p()
 
@@ -213,9 +233,10 @@ def _normal_cdf(v):
 
 ops = SimpleNamespace(
     exp=lambda v: v.exp(), log=lambda v: v.log(), sqrt=lambda v: v.sqrt(), rsqrt=lambda v: v.rsqrt(),
-    tanh=_tanh, sinh=_sinh, cosh=_cosh, sech=_sech, coth=_coth, atanh=_atanh, asinh=_asinh,
-    log1p=_log1p, abs=_abs,
-    sin=lambda v: v.sin(), cos=lambda v: v.cos(), tan=lambda v: v.tan(), atan=lambda v: v.atan(),
+    tanh=_tanh, sinh=_sinh, cosh=_cosh, sech=_sech, csch=_csch, coth=_coth, atanh=_atanh,
+    asinh=_asinh, acosh=_acosh, log1p=_log1p, abs=_abs,
+    sin=lambda v: v.sin(), cos=lambda v: v.cos(), tan=lambda v: v.tan(), sec=_sec, csc=_csc, cot=_cot,
+    asin=lambda v: v.asin(), acos=lambda v: v.acos(), atan=lambda v: v.atan(),
     erf=lambda v: v.erf(), erfc=lambda v: v.erfc(),
     normal_pdf=_normal_pdf, normal_cdf=_normal_cdf,
     num=lambda n: arb(n),
@@ -264,8 +285,10 @@ def supports_series(f: ArbFn) -> bool:
 
 _SYMPY_UNARY: dict[Any, Callable] = {
     sp.exp: ops.exp, sp.log: ops.log, sp.tanh: ops.tanh, sp.sinh: ops.sinh, sp.cosh: ops.cosh,
-    sp.sech: ops.sech, sp.coth: ops.coth, sp.atanh: ops.atanh, sp.asinh: ops.asinh,
-    sp.sin: ops.sin, sp.cos: ops.cos, sp.tan: ops.tan, sp.atan: ops.atan,
+    sp.sech: ops.sech, sp.csch: ops.csch, sp.coth: ops.coth, sp.atanh: ops.atanh,
+    sp.asinh: ops.asinh, sp.acosh: ops.acosh,
+    sp.sin: ops.sin, sp.cos: ops.cos, sp.tan: ops.tan, sp.sec: ops.sec, sp.csc: ops.csc,
+    sp.cot: ops.cot, sp.asin: ops.asin, sp.acos: ops.acos, sp.atan: ops.atan,
     sp.erf: ops.erf, sp.erfc: ops.erfc, sp.Abs: ops.abs,
 }
 
@@ -274,8 +297,8 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
     """Compile a sympy expression in (at most) one variable into a callable on arb / arb_series.
 
     Walks the expression tree; only numbers, ``pi``, ``E``, ``+``, ``*``, powers and the functions
-    exp, log, sqrt/rational powers, tanh, sinh, cosh, sech, coth, atanh, asinh, sin, cos, tan,
-    atan, erf, erfc and Abs are accepted (anything else, e.g. Piecewise or an undefined function, raises ``ValueError`` naming
+    exp, log, sqrt/rational powers, the hyperbolic and trigonometric functions and their inverses,
+    erf, erfc, Abs, sign, Min, Max and Piecewise (with relational conditions) are accepted (anything else, e.g. Piecewise or an undefined function, raises ``ValueError`` naming
     the node). Rational constants become arb balls at the precision in force when called.
     """
     expr = sp.sympify(expr)
