@@ -1,0 +1,82 @@
+"""Unit tests for the Section-2 / Appendix-C helpers of ahn2023 (losses, named inequalities,
+cancellation-free ratios, the frozen start)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy as sp
+
+from claims.ahn2023 import appC_losses as C
+from claims.ahn2023._sec2_common import HUB, RSYM, SQRT, beta_constants, beta_loss, gd_run
+from claims.ahn2023.sec2_basics import frozen_start
+
+
+@pytest.mark.parametrize("name", sorted(C.EXAMPLE1_INEQUALITIES))
+def test_named_inequality_backends_agree(name):
+    """The mpmath and sympy forms of each named Example-1 inequality are the same function."""
+    fn = C.EXAMPLE1_INEQUALITIES[name][0]
+    lhs_sym, rhs_sym = fn(C.S, ops=C.SYMPY)
+    for v in ("0.01", "0.2", "0.7"):
+        with mpmath.workdps(40):
+            lhs, rhs = fn(mpmath.mpf(v), ops=C.MP)
+            lhs2 = sp.N(lhs_sym.subs(C.S, sp.Rational(v)), 40)
+            rhs2 = sp.N(rhs_sym.subs(C.S, sp.Rational(v)), 40)
+            assert abs(lhs - mpmath.mpf(str(lhs2))) < mpmath.mpf(10) ** -30
+            assert abs(rhs - mpmath.mpf(str(rhs2))) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("loss", [RSYM, SQRT, beta_loss(1.5), beta_loss(10.0)])
+@pytest.mark.parametrize("s", ["1e-30", "1e-8", "0.3", "2.5"])
+def test_one_minus_ratio_has_no_cancellation(loss, s):
+    """1 − ℓ'(s)/s from the helper agrees with a 400-digit naive evaluation to 30 significant digits."""
+    with mpmath.workdps(50):
+        fast = loss.one_minus_ratio(mpmath.mpf(s))
+    with mpmath.workdps(400):
+        sv = mpmath.mpf(s)
+        slow = 1 - loss.d(sv) / sv
+    assert abs(fast - slow) <= abs(slow) * mpmath.mpf(10) ** -30
+
+
+def test_beta_constants_and_continuity():
+    c, r = beta_constants(2)
+    assert abs(c - mpmath.mpf(4) / 27) < 1e-40 and abs(r - mpmath.mpf(3) / 2) < 1e-40
+    loss = beta_loss(3.0)
+    _, r3 = beta_constants(3.0)
+    with mpmath.workdps(40):
+        left = loss.d(r3 * (1 - mpmath.mpf(10) ** -20))
+    assert abs(left - 1) < 1e-15
+
+
+def test_excess_is_cancellation_free_near_zero():
+    with mpmath.workdps(30):
+        e = RSYM.excess(mpmath.mpf("1e-200"))
+    assert abs(e / mpmath.mpf("1e-400") - mpmath.mpf(1) / 2) < 1e-20
+
+
+def test_hub_derivative_in_float_and_mpmath():
+    import math
+    assert HUB.d(3.0, math) == 1 and HUB.d(-0.5, math) == -0.5
+    assert HUB.d(mpmath.mpf(-4)) == -1
+
+
+def test_frozen_start_freezes_at_high_precision():
+    r = frozen_start(RSYM, "1/2", "1/10", dps=60)
+    assert r["bracket_ok"] and r["premise"]
+    assert r["abs_x1_over_y0"] < 1e-50
+    assert r["eta_y1sq_minus_2_float"] > 0
+
+
+def test_gd_run_matches_definition():
+    traj = gd_run(SQRT, 0.1, 1.0, 2.0, 1)
+    (x0, y0), (x1, y1) = traj
+    d = 2.0 / (1 + 4.0) ** 0.5
+    assert x1 == pytest.approx(1.0 - 0.1 * d * 2.0) and y1 == pytest.approx(2.0 - 0.1 * d * 1.0)
+
+
+def test_fact4_witness_is_exact_and_refutes():
+    printed_survives, data = C._fact4_erratum_witness()
+    assert not printed_survives
+    assert data["A1_and_A2"] and data["A2plus_fails_for_R_ge_half"]
+    assert C._witness_dl(Fraction(-1, 2)) == Fraction(-1, 2)
