@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from typing import Any
 
 import sympy as sp
@@ -279,9 +280,10 @@ def parse_loss(text: str, symbol: sp.Symbol = S) -> sp.Expr:
     except (RecursionError, MemoryError, ValueError):
         raise LossSyntaxError("expression too deeply nested to parse") from None
     text = text.strip()
-    dunder = text.find("__")
-    if dunder >= 0:
-        raise LossSyntaxError("rejected `__`: dunder names are not allowed", dunder, "__")
+    dunder = re.search(r"\w*__\w*", text)
+    if dunder:
+        raise LossSyntaxError(f"rejected `{dunder.group(0)}`: dunder names are not allowed",
+                              dunder.start(), dunder.group(0))
     _screen(text, tree)
     try:
         expr = _Builder(text, symbol).expr(tree.body)
