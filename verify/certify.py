@@ -129,8 +129,18 @@ def _q2arb(q: Fraction) -> arb:
 
 
 def _box(lo: Fraction, hi: Fraction) -> arb:
-    """A ball containing the whole closed interval [lo, hi]."""
-    return _q2arb(lo).union(_q2arb(hi))
+    """A ball containing the whole closed interval [lo, hi].
+
+    The union of the endpoint balls, clipped to [0, oo) when lo >= 0 (and to (-oo, 0] when
+    hi <= 0), so that a box starting at 0 does not poke below 0 through outward rounding (sqrt,
+    fractional powers stay defined there).
+    """
+    b = _q2arb(lo).union(_q2arb(hi))
+    if lo >= 0:
+        return b.nonnegative_part()
+    if hi <= 0:
+        return -((-b).nonnegative_part())
+    return b
 
 
 def _f(x: arb) -> float:
@@ -355,9 +365,9 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
                 if n > 0:
                     return lambda v: b(v).sqrt() ** n
                 return lambda v: b(v).rsqrt() ** (-n)
-            if ex.is_Rational or (not ex.free_symbols):
-                c = build(ex)
-                return lambda v: (c(v) * b(v).log()).exp()
+            if ex.is_Rational and ex > 0:
+                p = Fraction(int(ex.p), int(ex.q))
+                return lambda v: _rpow(b(v), p)
             c = build(ex)
             return lambda v: (c(v) * b(v).log()).exp()
         if e.func in _SYMPY_UNARY and len(e.args) == 1:
@@ -405,6 +415,17 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
         raise ValueError(f"from_sympy: unsupported condition {c}")
 
     return build(expr)
+
+
+def _rpow(x: Any, p: Fraction) -> Any:
+    """x^p for a rational p > 0 and x >= 0; on a ball touching 0 uses monotonicity: [0, hi^p]."""
+    e = _q2arb(p)
+    if _series(x) or x.lower() > 0:
+        return (e * x.log()).exp()
+    if x.lower() >= 0:
+        top = x.upper()
+        return arb(0) if top.is_zero() else arb(0).union((e * top.log()).exp()).nonnegative_part()
+    return arb.nan()
 
 
 def _const_part(x: Any) -> arb:
@@ -1485,7 +1506,7 @@ def _abs_pow(X: arb, beta: arb) -> arb:
     if a.lower() > 0:
         return a ** beta
     top = a.upper()
-    return arb(0) if top.is_zero() else arb(0).union(top ** beta)
+    return arb(0) if top.is_zero() else arb(0).union(top ** beta).nonnegative_part()
 
 
 def beta_loss(beta: Any) -> tuple[ArbFn, ArbFn]:
