@@ -14,9 +14,14 @@ What can be certified
   callable supports it, see :data:`ops`), and near 0 a Taylor form with rigorous remainder
   (:class:`Taylor0`), which also closes removable singularities such as ``tanh(s)/s`` and touching
   points such as ``1 - s^2/4 - tanh(s)/s = s^2/12 + O(s^4)`` (the factor ``s^k`` is divided out, so
-  a touching point at 0 is provable). Outcomes: ``proved``; ``refuted`` with a certified witness
-  (an exact rational point whose value ball lies strictly on the wrong side); or ``inconclusive``
-  (box budget exhausted) with the unresolved sub-intervals.
+  a touching point at 0 is provable). An endpoint where sympy proves h = 0 exactly is closed on a
+  box where h is certified monotone. Strict statements exclude s = 0 when h is undefined there
+  (``tanh(s)/s < 1``), and say so in the evidence. Outcomes: ``proved``; ``refuted`` with a
+  certified witness (an exact rational point, evaluated directly, whose value ball lies strictly on
+  the wrong side); or ``inconclusive`` (box budget exhausted) with the unresolved sub-intervals.
+  Limits: a touching point elsewhere than 0 or a sympy-exact endpoint, an identity (h = 0 on a
+  whole interval), or a non-analytic touching point such as c|s|^(3/2) at 0 cannot be closed by
+  balls; use sympy for those parts.
 * **tails**: an interval proof covers a compact [a, b]. Rule: a check certifies exactly
   ``domain_certified`` (in its evidence). A statement on an unbounded domain is ``proved`` only when
   a tail argument is supplied (``tail=`` a :class:`~verify.claim.Check`, e.g. :func:`sympy_tail`
@@ -31,7 +36,8 @@ What can be certified
 * **GD trajectory enclosures** for f(x, y) = l(xy) (:func:`enclose_limit_sharpness`): a centred
   form around an exact-midpoint reference trajectory, z_{t+1} in G(z_hat) + DG(Z)(z - z_hat), so
   the width follows the true sensitivity instead of the wrapping blow-up of naive ball iteration
-  (which loses ~1 bit per step in the edge-of-stability phase). The limit y_inf^2 is certified
+  (measured: ~1.6 bits lost per step in the edge-of-stability phase, so 64-bit
+  naive balls die within ~40 steps; the centred form keeps radius ~1e-12 over 10^5 steps). The limit y_inf^2 is certified
   with D_{t+1} = (1 - eta^2 l'(s_t)^2) D_t, D = y^2 - x^2, plus a two-sided geometric tail bound
   proved by induction (see :func:`_tail_certificate`).
 
