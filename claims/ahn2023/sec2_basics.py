@@ -8,6 +8,7 @@ Ids and statements follow the claim spec (§1, §2, §7).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -914,6 +915,70 @@ def _lem8_traj(ctx):
                    "(x̃=3/4, ỹ=5/4, m=5/2)", runs=rows)
 
 
+_EOS_CASES_QUICK = (("rsym", 2.0, 0.1), ("sqrt", 2.0, 0.1), ("beta", 4.0, 0.1), ("rsym", 2.0, 0.05),
+                    ("hub", math.inf, 0.1))
+_EOS_CASES_FULL = _EOS_CASES_QUICK + (("sqrt", 2.0, 0.02), ("beta", 1.5, 0.05), ("beta", 10.0, 0.05))
+_STEP_TOL = 1e-12
+
+
+@functools.lru_cache(maxsize=None)
+def _eos_trajectory(key: str, b: float, et: float, after: int = 2000):
+    """Float64 GD from the normalised EoS start x̃ = 3/4, ỹ = 5/4, m = 5/2, run until ``after``
+    steps past the crossing t̄ (first y_t² < 2/η). Returns (iterates, t̄ or None)."""
+    loss = {"rsym": RSYM, "sqrt": SQRT, "hub": HUB}.get(key) or beta_loss(b)
+    k = math.sqrt(2.5 / et)
+    xv, yv = 0.75 * k, 1.25 * k
+    traj, t_bar = [(xv, yv)], None
+    for t in range(400000):
+        d = loss.d(xv * yv, math)
+        xv, yv = xv - et * d * yv, yv - et * d * xv
+        traj.append((xv, yv))
+        if t_bar is None and yv * yv < 2 / et:
+            t_bar = t + 1
+        if t_bar is not None and t + 1 >= t_bar + after:
+            break
+    return tuple(traj), t_bar
+
+
+def _per_step_check(name: str, form: str):
+    """A one-step inequality at every step of EoS trajectories (float64, tolerance 1e-12·scale).
+
+    form: "lem8" y_{t+1}² >= y_t² − 2ηs_t² (all t); "eq20" δ_{t+1} >= δ_t − 2η²s_t² (t < t̄);
+    "eq16" ρ_{t+1} <= ρ_t + 2η²x_t²y_t² and <= ρ_t + 4ηx_t² (t >= t̄, where y_t² <= 2/η)."""
+
+    def run(ctx):
+        rows, steps = [], 0
+        for key, b, et in ctx.pick(_EOS_CASES_QUICK, _EOS_CASES_FULL):
+            traj, t_bar = _eos_trajectory(key, b, et)
+            label = key if key != "beta" else f"beta({b:g})"
+            if t_bar is None:
+                return outcome(Status.INCONCLUSIVE, f"{label}, η={et}: no crossing within the step budget")
+            worst = math.inf
+            rng_ = {"lem8": range(len(traj) - 1), "eq20": range(t_bar), "eq16": range(t_bar, len(traj) - 1)}[form]
+            for t in rng_:
+                (xv, yv), (x1, y1) = traj[t], traj[t + 1]
+                s2 = (xv * yv) ** 2
+                if form == "lem8":
+                    margin = (y1 * y1 - (yv * yv - 2 * et * s2)) / (1 + yv * yv)
+                elif form == "eq20":
+                    margin = (et * y1 * y1 - 2) - (et * yv * yv - 2 - 2 * et**2 * s2)
+                else:
+                    rho, rho1 = 2 - et * yv * yv, 2 - et * y1 * y1
+                    margin = min(rho + 2 * et**2 * xv * xv * yv * yv - rho1, rho + 4 * et * xv * xv - rho1)
+                worst = min(worst, margin)
+                steps += 1
+            rows.append({"loss": label, "eta": et, "t_bar": t_bar, "steps_checked": len(rng_),
+                         "min_margin": worst})
+            if worst < -_STEP_TOL:
+                return outcome(Status.REFUTED, f"{label}, η={et}: per-step inequality fails "
+                               f"(margin {worst:.3g} < −{_STEP_TOL:g})", runs=rows, tolerance=_STEP_TOL)
+        return outcome(Status.SUPPORTED, f"holds at all {steps} checked steps of {len(rows)} float64 EoS "
+                       f"runs (x̃=3/4, ỹ=5/4, m=5/2; tolerance {_STEP_TOL:g})", runs=rows,
+                       tolerance=_STEP_TOL)
+
+    return check(name, kind="TRAJ")(run)
+
+
 LEM8 = Claim(
     id="ahn2023.lem8",
     source=PAPER.at("Lemma 8, App. C.4"),
@@ -926,6 +991,7 @@ LEM8 = Claim(
         sampling.forall("one_step_bound", _states, _lem8_main, examples=(200, 2000),
                         describe="y_{t+1}² >= y_t² − 2η s_t² (50 digits)"),
         _lem8_traj,
+        _per_step_check("every_step_of_eos_runs", "lem8"),
     ),
     planted=(
         Planted("p1", "y_{t+1}² ≥ 2/η − 2η² s_t² at y_t² = 2/η",
@@ -967,7 +1033,8 @@ EQ16 = Claim(
     hypotheses=(r"0\le\ell'(s)s\le s^2", r"y_t^2\le2/\eta\ \text{(second part)}"),
     status="theorem", expect="supported",
     uses=("ahn2023.def6.a2", "ahn2023.lem8"),
-    checks=(sampling.forall("rho_growth", _eq16_states, _eq16, examples=(200, 2000)),),
+    checks=(sampling.forall("rho_growth", _eq16_states, _eq16, examples=(200, 2000)),
+            _per_step_check("after_crossing_of_eos_runs", "eq16")),
     planted=(Planted("p1", "ρ_{t+1} ≤ ρ_t (ρ non-increasing)",
                      sampling.forall("rho_non_increasing", _eq16_states_nonzero_x,
                                      lambda a_: _eq16(a_, "p1"), examples=(50, 300))),),
@@ -994,7 +1061,8 @@ EQ20 = Claim(
     hypotheses=(r"0\le\ell'(s)s\le s^2",),
     status="theorem", expect="supported",
     uses=("ahn2023.lem8",),
-    checks=(sampling.forall("delta_decrease", _states, _eq20, examples=(200, 2000)),),
+    checks=(sampling.forall("delta_decrease", _states, _eq20, examples=(200, 2000)),
+            _per_step_check("bouncing_phase_of_eos_runs", "eq20")),
     planted=(Planted("p1", "δ_{t+1} ≥ δ_t",
                      sampling.forall("delta_non_decreasing", _eq20_states_nonzero,
                                      lambda a_: _eq20(a_, "p1"), examples=(50, 300))),),
