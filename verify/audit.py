@@ -1330,6 +1330,11 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _cell(v: Any) -> str:
+    """A markdown table cell (pipes escaped)."""
+    return _fmt(v).replace("|", "\\|").replace("\n", " ")
+
+
 def _markdown(r: AuditResult, figure: str | None) -> str:
     j = r.to_json()
     lines = [f"# Loss audit: `{j['loss'].get('expression')}`", ""]
@@ -1351,7 +1356,7 @@ def _markdown(r: AuditResult, figure: str | None) -> str:
                 extra = ""
                 if p.get("witness") is not None and p["verdict"] == REFUTED:
                     extra = f" (witness s = {_fmt(p['witness'])}, value {_fmt(p.get('value'))})"
-                lines.append(f"| {name} | {p['verdict']} | {p.get('summary', '')}{extra} |")
+                lines.append(f"| {name} | {p['verdict']} | {_cell(p.get('summary', '') + extra)} |")
             lines.append("")
         nums = {k: v for k, v in a.items() if k not in ("verdict", "summary", "parts")}
         if nums:
@@ -1359,7 +1364,7 @@ def _markdown(r: AuditResult, figure: str | None) -> str:
             for k, v in nums.items():
                 if isinstance(v, dict):
                     v = f"{v.get('verdict', '')}: {v.get('summary', '')}"
-                lines.append(f"| {k} | {_fmt(v)} |")
+                lines.append(f"| {k} | {_cell(v)} |")
             lines.append("")
     if j.get("rescaling"):
         rs = j["rescaling"]
