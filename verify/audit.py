@@ -117,13 +117,32 @@ class Part:
 
 
 # ============================================================================ sympy helpers
+_SIMPLIFIED: dict = {}
+
+
 def _simplify(e: sp.Expr, seconds: float = SYM_SECONDS) -> sp.Expr:
+    """sympy.simplify under a time budget (the input comes back unchanged when it runs out)."""
+    if e in _SIMPLIFIED:
+        return _SIMPLIFIED[e]
     try:
         with time_budget(seconds):
-            return sp.simplify(e)
+            out = sp.simplify(e)
     except BudgetExceeded:
         return e
     except Exception:
+        return e
+    if len(_SIMPLIFIED) > 2000:
+        _SIMPLIFIED.clear()
+    _SIMPLIFIED[e] = out
+    return out
+
+
+def _cheap(e: sp.Expr, seconds: float = 1.0) -> sp.Expr:
+    """A fast normal form (cancel / powsimp) under a time budget."""
+    try:
+        with time_budget(seconds):
+            return sp.powsimp(sp.cancel(e))
+    except (BudgetExceeded, Exception):
         return e
 
 
@@ -151,7 +170,9 @@ def _sign_symbolic(e: sp.Expr, strict: bool = False, seconds: float = SYM_SECOND
     """True if sympy shows e >= 0 (e > 0 when ``strict``) for every positive t; else None."""
     try:
         with time_budget(seconds):
-            for cand in (e, sp.factor(e), sp.simplify(e)):
+            cands = (lambda: e, lambda: sp.factor(e), lambda: _simplify(e, seconds))
+            for make in cands:
+                cand = make()
                 v = cand.is_positive if strict else cand.is_nonnegative
                 if v is not None:
                     return v
@@ -807,8 +828,7 @@ class _Side:
         cell = L.zero_right if sign > 0 else L.zero_left
         self.cell = cell
         self.dl_t = cell.dl.subs(S, sign * T)           # ℓ'(±t)
-        self.q = _simplify(self.dl_t / (sign * T))       # ℓ'(s)/s
-        self.g = _simplify(1 - self.q)                   # 1 − ℓ'(s)/s
+        self.g = _simplify(1 - self.dl_t / (sign * T))   # 1 − ℓ'(s)/s
         self.u = _simplify(T - sign * self.dl_t)         # t·g = t − ℓ'(s)/sign
         self.radius = cell.hi if sign > 0 else -cell.lo  # the cell is 0 < t < radius
 
@@ -880,7 +900,9 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
                    summary=f"1 − ℓ'(s)/s = {sp.sstr(a)}|s|^{sp.sstr(beta)} + … is negative near 0")
         return out
     # ---- certify c: (1 − ℓ'(s)/s)/|s|^β >= c on 0 < |s| <= c
-    h = _simplify(side.g / T ** beta)
+    h = _cheap(side.g / T ** beta)
+    if h.has(T) and sp.count_ops(h) < 30:
+        h = _simplify(h)
     radius = side.radius
     if not h.has(T):
         c = sp.Min(h, radius) if radius != sp.oo else h
@@ -902,7 +924,7 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
         try:
             with time_budget(3.0):
                 derivs_vanish = all(_limit(sp.diff(side.u, T, j), T, 0) == 0 for j in range(n + 1))
-                D = _simplify(sp.diff(side.u, T, n + 1) / sp.factorial(n + 1))
+                D = sp.diff(side.u, T, n + 1) / sp.factorial(n + 1)
         except BudgetExceeded:
             derivs_vanish, D = False, None
         if derivs_vanish and D is not None:
@@ -1157,6 +1179,70 @@ STATIC_APPLICABILITY = (
 )
 
 
+_ASSUMES_CACHE: dict = {}
+
+
+def catalogue_assumptions(package: str = "claims") -> dict[str, tuple[str, ...]]:
+    """{claim id: assumes tags} for every catalogue claim that declares ``assumes``.
+
+    Read from the claim modules' syntax trees (``Claim(id="...", assumes=(...))`` with literal
+    values, or a module-level tuple constant) instead of importing them: importing the whole
+    catalogue costs seconds, an audit must not. Claims already imported are taken from
+    :func:`verify.catalogue` directly.
+    """
+    import ast
+    import importlib.util
+    import sys as _sys
+    if package in _ASSUMES_CACHE:
+        return _ASSUMES_CACHE[package]
+    out: dict[str, tuple[str, ...]] = {}
+    spec = importlib.util.find_spec(package)
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    for root in roots:
+        for dirpath, _, files in sorted(os.walk(root)):
+            for fn in sorted(files):
+                if not fn.endswith(".py") or fn.startswith("_"):
+                    continue
+                try:
+                    with open(os.path.join(dirpath, fn), encoding="utf-8") as fh:
+                        tree = ast.parse(fh.read())
+                except (OSError, SyntaxError):
+                    continue
+                consts: dict = {}
+                for node in tree.body:
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                            isinstance(node.targets[0], ast.Name):
+                        try:
+                            consts[node.targets[0].id] = ast.literal_eval(node.value)
+                        except (ValueError, TypeError, SyntaxError, RecursionError):
+                            pass
+                for node in ast.walk(tree):
+                    if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Claim"):
+                        continue
+                    kw = {k.arg: k.value for k in node.keywords}
+                    if "id" not in kw or "assumes" not in kw:
+                        continue
+                    try:
+                        cid = ast.literal_eval(kw["id"])
+                        a = kw["assumes"]
+                        tags = consts.get(a.id) if isinstance(a, ast.Name) else ast.literal_eval(a)
+                    except (ValueError, TypeError, SyntaxError):
+                        continue
+                    if isinstance(cid, str) and isinstance(tags, (tuple, list)) and tags:
+                        out[cid] = tuple(str(x) for x in tags)
+    # modules already imported (e.g. inside pytest) are authoritative
+    if any(m.startswith(package + ".") for m in _sys.modules):
+        try:
+            from .claim import catalogue
+            for c in catalogue(package):
+                if c.assumes:
+                    out[c.id] = tuple(c.assumes)
+        except Exception:
+            pass
+    _ASSUMES_CACHE[package] = out
+    return out
+
+
 def _beta_rule(claim_id: str) -> str:
     if claim_id.endswith(".huber"):
         return "inf"
@@ -1201,9 +1287,9 @@ def _predictions(beta: Any, tags: dict[str, str]) -> dict:
     table = []
     static_rules = {cid: rule for cid, _, rule in STATIC_APPLICABILITY}
     try:
-        from .claim import catalogue
-        claims = [c for c in catalogue() if c.assumes and c.id.startswith("ahn2023.")]
-        table = [(c.id, tuple(c.assumes), static_rules.get(c.id, _beta_rule(c.id))) for c in claims]
+        tagged_claims = catalogue_assumptions()
+        table = [(cid, tags_, static_rules.get(cid, _beta_rule(cid)))
+                 for cid, tags_ in tagged_claims.items() if cid.startswith("ahn2023.")]
     except Exception as exc:  # a broken claim module must not break the audit
         out["catalogue_error"] = str(exc)[:200]
     tagged = {cid for cid, _, _ in table}
@@ -1549,7 +1635,7 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
             if isinstance(beta, sp.Basic) and beta.is_Integer:
                 try:
                     with time_budget(3.0):
-                        sd.D = _simplify(sp.diff(sd.u, T, int(beta) + 1) / sp.factorial(int(beta) + 1))
+                        sd.D = sp.diff(sd.u, T, int(beta) + 1) / sp.factorial(int(beta) + 1)
                 except BudgetExceeded:
                     sd.D = None
 
