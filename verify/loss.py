@@ -49,6 +49,8 @@ class Loss:
     ``beta``: the exponent of assumption (A2) if known (``math.inf`` for Huber-like losses that
     equal s²/2 near 0, ``None`` if unknown). ``kernel``/``params``: optional numba-compiled
     ``kernel(s, params)`` returning ℓ'(s) in float64, used by the fast GD engine.
+    ``dd_kernel``/``dd_params``: optional numba ``dd_kernel(s_hi, s_lo, params) -> (hi, lo)``
+    evaluating ℓ' in double-double arithmetic (see :func:`verify.dynamics.run_dd`).
     """
 
     name: str
@@ -59,12 +61,15 @@ class Loss:
     kernel: Callable | None = field(default=None, repr=False)
     params: tuple = ()
     notes: str = ""
+    dd_kernel: Callable | None = field(default=None, repr=False)
+    dd_params: tuple = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dl", _canonical(self.dl))
         if self.l is not None:
             object.__setattr__(self, "l", _canonical(self.l))
         object.__setattr__(self, "params", tuple(float(p) for p in self.params))
+        object.__setattr__(self, "dd_params", tuple(float(p) for p in self.dd_params))
         if not self.label:
             object.__setattr__(self, "label", self.name)
 
