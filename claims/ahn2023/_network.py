@@ -141,13 +141,27 @@ def presort(data: Data) -> Sorted:
 
 
 @numba.njit(cache=True)
-def _features_sorted(s, prefix, b, out):
-    """out[i] = (F⁻, F⁺, N⁻, N⁺) for sample i from its sorted row; binary search at b and -b."""
+def _features_sorted(s, prefix, b, out, idx):
+    """out[i] = (F⁻, F⁺, N⁻, N⁺) for sample i from its sorted row.
+
+    idx[i, 0] = #{x_j < b} and idx[i, 1] = #{x_j <= -b} are kept from the previous call and moved
+    by walking (b changes little per GD step, so this is O(1) amortised; a cold start or a large
+    jump costs at most O(d))."""
     n, d = s.shape
     for i in range(n):
         row = s[i]
-        m = np.searchsorted(row, b)                 # #{x_j < b}
-        k = np.searchsorted(row, -b, side="right")  # #{x_j <= -b}
+        m = idx[i, 0]
+        while m > 0 and row[m - 1] >= b:
+            m -= 1
+        while m < d and row[m] < b:
+            m += 1
+        k = idx[i, 1]
+        while k > 0 and row[k - 1] > -b:
+            k -= 1
+        while k < d and row[k] <= -b:
+            k += 1
+        idx[i, 0] = m
+        idx[i, 1] = k
         out[i, 0] = m * b - prefix[i, m]
         out[i, 1] = (prefix[i, d] - prefix[i, k]) + (d - k) * b
         out[i, 2] = m
@@ -157,11 +171,14 @@ def _features_sorted(s, prefix, b, out):
 @numba.njit(cache=True)
 def _gd_lane(s, prefix, y, am, ap, b, eta, steps, scale, record):
     """Full-batch GD on def3 for one lane; if ``record`` has rows, store (a⁻, a⁺, b, L) per step."""
-    n = s.shape[0]
+    n, d = s.shape
     feats = np.empty((n, 4))
+    idx = np.empty((n, 2), dtype=np.int64)
+    idx[:, 0] = d // 2
+    idx[:, 1] = d // 2
     nrec = record.shape[0]
     for t in range(steps + 1):
-        _features_sorted(s, prefix, b, feats)
+        _features_sorted(s, prefix, b, feats, idx)
         ga = 0.0
         gp = 0.0
         gb = 0.0
@@ -171,11 +188,13 @@ def _gd_lane(s, prefix, y, am, ap, b, eta, steps, scale, record):
             # ℓ_logi(z) = log(1 + e^{-z}), ℓ_logi'(z) = -1/(1 + e^{z}), stably
             if z > 0:
                 ez = math.exp(-z)
-                L += math.log1p(ez)
+                if t < nrec:
+                    L += math.log1p(ez)
                 w = -ez / (1.0 + ez)
             else:
                 ez = math.exp(z)
-                L += -z + math.log1p(ez)
+                if t < nrec:
+                    L += -z + math.log1p(ez)
                 w = -1.0 / (1.0 + ez)
             w *= y[i]
             ga += w * feats[i, 0]
