@@ -376,6 +376,8 @@ class _Exact:
                 l, dl = None, r
             else:
                 l, dl = r, sp.diff(r, S)
+            if dl.has(S) and sp.count_ops(dl) < 80:
+                dl = _simplify(dl)  # e.g. sinh/cosh -> tanh: fewer overflows, tighter enclosures
             self.cells.append(Cell(lo, hi, m, l, dl, sp.diff(dl, S)))
         self.zero_right = next(c for c in self.cells if c.lo == 0)
         self.zero_left = next(c for c in self.cells if c.hi == 0)
@@ -576,6 +578,51 @@ def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side:
         return True, None
     finally:
         ctx.prec = old
+
+
+def _frac(x: Any) -> Fraction | None:
+    x = sp.sympify(x)
+    if x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    return None
+
+
+def _prove_nonneg(E: sp.Expr, a: Any, b: Any, strict: bool = False,
+                  max_boxes: int = 3000) -> tuple[bool | None, float | None]:
+    """E(t) >= 0 (> 0 if strict) for t in [a, b] (t = 0 excluded when E has a removable
+    singularity there), certified with :mod:`verify.certify` (arb balls, centred forms and a Taylor
+    form with Lagrange remainder at 0). Returns (True, None) proved, (False, witness) refuted with a
+    certified counterexample, (None, None) undecided or certify unavailable."""
+    fa, fb = _frac(a), _frac(b)
+    if fa is None or fb is None or not fa < fb:
+        return None, None
+    try:
+        from . import certify
+        h = certify.from_sympy(E, T)
+    except Exception:  # certify absent or the expression has no interval rule
+        return None, None
+    radii = [None]
+    if fa == 0:
+        radii = [min(fb, Fraction(1, 8)), min(fb, Fraction(1, 32))]
+    for rad in radii:
+        tay = None
+        if rad is not None:
+            try:
+                with time_budget(4.0), certify.working_precision(128):
+                    tay = certify.taylor_at_zero(E, T, rad, order=8)
+            except (BudgetExceeded, Exception):
+                tay = None
+        try:
+            with time_budget(8.0):
+                res = certify.prove_nonnegative(h, fa, fb, strict=strict, taylor=tay, max_boxes=max_boxes)
+        except (BudgetExceeded, Exception):
+            continue
+        st = str(res.status)
+        if st == PROVED:
+            return True, None
+        if st == REFUTED and res.witness is not None:
+            return False, float(res.witness)
+    return None, None
 
 
 # ============================================================================ (A1)
@@ -919,6 +966,13 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
             c = min(c, _nice_below(float(radius) * 0.999))
         if c > 0 and c not in cands:
             cands.append(c)
+    for c in cands:
+        ok, _ = _prove_nonneg(side.g - c * T ** beta, 0, c)
+        if ok:
+            out.update(c=c, method="interval (verify.certify: arb, Taylor form at 0)", verdict=PROVED,
+                       summary=f"1 − ℓ'(s)/s − {c}|s|^{sp.sstr(beta)} >= 0 on 0 < |s| <= {c}, "
+                       "certified in arb (Taylor form with Lagrange remainder at 0)")
+            return out
     if beta.is_Integer and beta > 0:
         n = int(beta)
         try:
@@ -991,11 +1045,9 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                     "(the global part of (A2) fails; cf. spec §7 N1)",
                     {"witness": _witness_point(p), "value": _num(1 - g), "strict": False})
     # exact / certified route: per cell on the positive side (negative side by evenness or again)
-    proved, strict = True, True
+    proved, strict, strict_unknown = True, True, False
     sides = (1,) if getattr(L, "_even_proved", False) else (1, -1)
-    lo_cut = sp.Integer(0) if beta_inf else (local_c if (local_c is not None and local_verdict == PROVED) else None)
-    if lo_cut is None:
-        proved = False
+    lo_cut = sp.Integer(0)  # the zero cell is closed by a Taylor form at 0 (or exactly)
     hi_cut = sp.Integer(1) if lip.verdict == PROVED else None
     if hi_cut is None:
         proved = False
@@ -1014,6 +1066,23 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                 if nn is True:
                     if _sign_symbolic(g, strict=True) is not True:
                         strict = False
+                    continue
+                ok2, _ = _prove_nonneg(g, a, b, strict=False)
+                if ok2:
+                    # strictness away from 0 (at 0 itself g may vanish): from the local bound
+                    # g >= c|s|^β > 0 below c when it is proved, and a strict certificate above
+                    a_s = sp.Max(a, local_c) if (a == 0 and local_c is not None and local_verdict == PROVED) else a
+                    if a == 0 and a_s == 0 and not beta_inf:
+                        ok_s = _prove_nonneg(g, a, b, strict=True)[0]
+                    elif b > a_s:
+                        ok_s = _prove_nonneg(g, a_s, b, strict=True)[0]
+                    else:
+                        ok_s = True
+                    if not ok_s:
+                        strict_unknown = True
+                    continue
+                if a == 0:
+                    proved = False
                     continue
                 u = T - sgn * dl_t
                 ok, wit = _certify_bound(u, T, a, b, 0, "lower", strict=True, max_evals=3000)
@@ -1036,12 +1105,15 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
         strict = False
     if beta_inf:
         strict = False  # ℓ'(s)/s = 1 near 0
-    data = {"strict": strict, "strict_meaning": "ℓ'(s) < s for every s > 0 (needed for (A2+), spec fact4)"}
+    strict_verdict = REFUTED if not strict else (SUPPORTED if (strict_unknown or not proved) else PROVED)
+    data = {"strict": strict, "strict_verdict": strict_verdict,
+            "strict_meaning": "ℓ'(s) < s for every s > 0 (needed for (A2+), spec fact4)"}
     if tight is not None:
         data["equality_at"] = _witness_point(tight)
     if proved:
-        return Part(PROVED, "ℓ'(s)/s <= 1 for all s ≠ 0: exact/arb on [c, 1], the local (A2) bound "
-                    "below c, and |ℓ'| <= 1 above 1", {**data, "method": "exact + interval"})
+        return Part(PROVED, "ℓ'(s)/s <= 1 for all s ≠ 0: exact or arb-certified on 0 < |s| <= 1 "
+                    "(Taylor form at 0), and ℓ'(s)/s <= 1/|s| <= 1 beyond since |ℓ'| <= 1",
+                    {**data, "method": "exact + interval"})
     return Part(SUPPORTED, f"ℓ'(s)/s <= 1 at every {DPS}-digit sample point (10⁻⁸ … 10⁸)",
                 {**data, "method": "numeric", "dps": DPS})
 
@@ -1094,12 +1166,19 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
     if exact_sup is not None:
         data["C_sharp_exact_candidate"] = sp.sstr(exact_sup)
     # certification: C_try >= sup; tail |s| >= C^(-1/β) follows from 0 <= ℓ'(s)/s (A1: sgn ℓ' = sgn s)
+    lead = [sd.a for sd in sides if sd.a is not None and sd.a > 0]
+    if lead and best <= _mp(max(lead, key=float)) * (1 + mpmath.mpf(10) ** -12):
+        exact_sup = max(lead, key=float)  # the supremum is the limit at 0: try it exactly
+        data["C_sharp_exact_candidate"] = sp.sstr(exact_sup)
     tries = ([exact_sup] if exact_sup is not None else []) + \
         [_nice_above(float(best) * f, slack) for f, slack in ((1.000001, 1e-6), (1.0001, 1e-4),
                                                               (1.001, 1e-3), (1.01, 1e-2), (1.1, 0.05))]
     if a1_sign_ok and L.cells_complete:
         for C in tries:
             tail = sp.Pow(C, -sp.Integer(1) / beta)
+            tail_q = _nice_above(float(tail) * (1 + 1e-9) + 1e-12)
+            if sp.Rational(tail_q) >= tail:
+                tail = sp.Rational(tail_q)  # a rational end point covering [.., C^(-1/β)]
             ok_all = True
             for sd in sides:
                 for c in L.cells:
@@ -1116,6 +1195,9 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
                             continue
                         ok_all = False
                         break
+                    ok, _ = _prove_nonneg(C * T ** beta - (1 - dl_t / (sd.sign * T)), a, b)
+                    if ok:
+                        continue
                     if a == 0:
                         if not (beta.is_Integer and sd.D is not None):
                             ok_all = False
@@ -1129,9 +1211,12 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
                 if not ok_all:
                     break
             if ok_all:
-                return Part(PROVED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} for all s ≠ 0 with C = {sp.sstr(C)} "
-                            f"(exact/arb on 0 < |s| <= C^(-1/β), and 0 <= ℓ'(s)/s beyond)",
-                            {**data, "C": _num(C), "C_exact": sp.sstr(C), "method": "exact + interval"})
+                sharp = exact_sup is not None and C == exact_sup
+                return Part(PROVED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} for all s ≠ 0 with "
+                            f"{'the sharp ' if sharp else ''}C = {sp.sstr(C)} (exact/arb on 0 < |s| <= "
+                            f"C^(-1/β), and 0 <= ℓ'(s)/s beyond)",
+                            {**data, "C": _num(C), "C_exact": sp.sstr(C), "sharp": sharp,
+                             "method": "exact + interval"})
     C = _nice_above(float(best) * 1.000001)
     return Part(SUPPORTED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} with C = {sp.sstr(C)} at every {DPS}-digit "
                 "sample point (no interval certificate)", {**data, "C": _num(C), "C_exact": sp.sstr(C),
@@ -1175,7 +1260,7 @@ STATIC_APPLICABILITY = (
     ("ahn2023.prop3", ("A1", "A2+"), "finite"),
     ("ahn2023.prop4", ("A1", "A2", "A3"), "finite"),
     ("ahn2023.thm5", ("A1", "A2", "A2+", "A3"), "finite"),
-    ("ahn2023.rem3", ("A1", "A2", "A3"), "finite"),
+    ("ahn2023.rem3", ("A1", "A2", "A2+", "A3"), "finite"),  # via thm5
 )
 
 
@@ -1617,6 +1702,7 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
               "beta": beta_json, "c": None if c_val is None else _num(c_val),
               "c_exact": None if c_val is None else sp.sstr(c_val),
               "ratio_le_1_everywhere": glob.verdict, "strict": glob.data.get("strict"),
+              "strict_verdict": glob.data.get("strict_verdict", glob.verdict if glob.verdict != PROVED else SUPPORTED),
               "parts": a2_parts}
         if beta_inf:
             A2["c_note"] = "β = ∞: (A2) is ℓ'(s)/s <= 1 alone; there is no constant c"
@@ -1654,7 +1740,8 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
     # ---------------- predictions / confirmation
     tags = {"A1": a1_verdict, "A2": A2["verdict"],
             "A2inf": A2["verdict"] if beta_json == "inf" else REFUTED,
-            "A2+": (A2["verdict"] if (A2.get("strict") and beta_json != "inf") else REFUTED),
+            "A2+": (weakest(A2["verdict"], A2.get("strict_verdict") or INCONCLUSIVE)
+                    if (A2.get("strict") and beta_json != "inf") else REFUTED),
             "A3": A3["verdict"]}
     predictions = _predictions(beta_json, tags)
     confirmation = None
