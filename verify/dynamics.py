@@ -991,8 +991,9 @@ def _bench_losses() -> tuple[Loss, Loss]:
 
 
 @benchmark("dynamics.float64_lanes", target=5e7, unit="lane-steps/s",
-           description="float64 numba engine, 1000-lane step-size sweep of GD on log(2cosh(xy)) "
-                       "(fixed step count); ratio vs a plain Python loop reported")
+           description="float64 numba engine (all first-class outputs tracked), 1000-lane step-size "
+                       "sweep of GD on sqrt(1+(xy)^2) (fixed step count, one thread); ratio vs a plain "
+                       "Python loop reported, and the same for log(2cosh(xy))")
 def bench_float64() -> dict:
     loss, loss_tanh = _bench_losses()
     lanes, steps = 1000, 20000

@@ -235,7 +235,8 @@ def hp_agreement(key: str, ks: tuple, m: float, k_max_dd: float = 3.0, tol: floa
     """Cross-check a sweep against high precision: the ≥30-digit arb path on the large-η lanes
     (k ≤ 2, short runs) and the compiled double-double path (~31.9 digits) on every lane with
     k ≤ ``k_max_dd``. Agreement is judged on the gap 2/η − y_∞² (the fitted quantity), relative
-    tolerance ``tol`` (1e-4: the fits need ~1e-3; float64 rounding over ~1e6 steps gives ~1e-5). Returns evidence data; ``hp_agree`` False means the check is inconclusive."""
+    tolerance ``tol`` (1e-4: the fits need ~1e-3; float64 rounding over ~1e6 steps gives ~1e-5).
+    Returns evidence data; ``hp_agree`` False means the check is inconclusive."""
     loss = loss_by_key(key)
     out: dict = {}
     agree = True
