@@ -1,5 +1,5 @@
-"""Unit tests for the Section-2 / Appendix-C helpers of ahn2023 (losses, named inequalities,
-cancellation-free ratios, the frozen start)."""
+"""Unit tests for the Section-2 / Appendix-C helpers of ahn2023 (losses, named inequalities and their
+arb certificates, cancellation-free ratios, the frozen start)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -11,6 +11,7 @@ import sympy as sp
 from claims.ahn2023 import appC_losses as C
 from claims.ahn2023._sec2_common import HUB, RSYM, SQRT, beta_constants, beta_loss, gd_run
 from claims.ahn2023.sec2_basics import frozen_start
+from verify.claim import Context, Status
 
 
 @pytest.mark.parametrize("name", sorted(C.EXAMPLE1_INEQUALITIES))
@@ -25,6 +26,28 @@ def test_named_inequality_backends_agree(name):
             rhs2 = sp.N(rhs_sym.subs(C.S, sp.Rational(v)), 40)
             assert abs(lhs - mpmath.mpf(str(lhs2))) < mpmath.mpf(10) ** -30
             assert abs(rhs - mpmath.mpf(str(rhs2))) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("name", sorted(C.EXAMPLE1_INEQUALITIES))
+def test_named_inequality_is_certified_on_its_compact_domain(name):
+    """Each registry entry holds in arb on [lo, min(hi, 2)] (the tails are the claims' business),
+    except the erratum entry, which is refuted by a certified witness."""
+    fn, lo, hi, _ = C.EXAMPLE1_INEQUALITIES[name]
+    top = min(Fraction(hi), Fraction(2)) if hi != float("inf") else Fraction(2)
+    ev = C.certified(name, fn, lo, top)(Context(seed=0))
+    want = Status.REFUTED if name == "tanh_2s5_a2inf" else Status.PROVED
+    assert ev.status == want, ev.summary
+    assert ev.data["prec_bits"] == 128 and ev.data["domain_certified"] == [str(Fraction(lo)), str(top)]
+
+
+def test_evenness_identity_refutes_an_odd_side():
+    assert C.even_in_s("even", C.rsym_a2)(Context(seed=0)).status == Status.PROVED
+    assert C.even_in_s("odd", C.rsym_third_derivative)(Context(seed=0)).status == Status.REFUTED
+
+
+def test_tail_of_rsym_ratio_needs_the_exponential_form():
+    ev = C.tail("t", C.rsym_a2inf, 1, rewrite_exp=True)(Context(seed=0))
+    assert ev.status == Status.PROVED and ev.data["start"] == "1"
 
 
 @pytest.mark.parametrize("loss", [RSYM, SQRT, beta_loss(1.5), beta_loss(10.0)])

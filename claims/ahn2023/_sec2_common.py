@@ -4,30 +4,18 @@
   derivative ℓ' evaluated in float64 or in mpmath, and the ratio r(s) = ℓ'(s)/s together with
   1 − r(s) evaluated *without cancellation* (closed forms or raised precision), as def6's audit note
   demands.
-* :func:`grid_inequality`: an inequality ``gap(s) >= 0`` on an interval, checked with mpmath at high
-  precision on a geometric-plus-uniform grid, with the behaviour at s → 0 decided by an exact sympy
-  limit of the normalised gap gap(s)/|s|^order. This is empirical (SUPPORTED), not a certificate.
 * :func:`gd_run`: a short float64 GD trajectory on f(x, y) = ℓ(xy).
 * hypothesis strategies for losses and states.
 """
 from __future__ import annotations
 
 import math
-import types
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
 import mpmath
-import sympy as sp
 from hypothesis import strategies as st
-
-from verify import Check, Context, Status
-from verify.claim import outcome
-
-# An "ops" namespace lets the same gap formula run in mpmath or (later) in arb balls:
-# ``ops.tanh``, ``ops.sqrt``, ``ops.cosh`` and ``ops.num`` (build a number from an int / str).
-MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
 
 
 def beta_constants(beta: Any, num: Callable = mpmath.mpf) -> tuple[Any, Any]:
@@ -154,68 +142,6 @@ def losses() -> st.SearchStrategy:
 
 def show_loss(loss: Loss) -> str:
     return str(loss)
-
-
-# --------------------------------------------------------------------------- interval inequalities
-
-def _grid(lo: float, hi: float, n: int, closed: bool) -> list:
-    """Half geometric on [lo, hi], half uniform; the open right end is approached to 1e-12."""
-    top = mpmath.mpf(hi) * (1 - mpmath.mpf(10) ** -12) if not closed else mpmath.mpf(hi)
-    geo = [mpmath.mpf(lo) * (top / lo) ** (mpmath.mpf(k) / (n // 2 - 1)) for k in range(n // 2)]
-    uni = [top * mpmath.mpf(k) / (n - n // 2) for k in range(1, n - n // 2 + 1)]
-    return sorted(set(geo + uni))
-
-
-def grid_inequality(name: str, gap: Callable[[Any], Any], lo: float, hi: float, *, order: float,
-                    limit0: Callable[[], Any] | None = None, closed: bool = True,
-                    points: tuple[int, int] = (240, 2400), dps: int = 50, even: bool = True,
-                    describe: str = "") -> Check:
-    """``gap(s) >= 0`` for lo <= |s| <= hi (``closed=False``: |s| < hi), with the normalised gap
-    gap(s)/|s|^order evaluated at ``dps`` digits on a grid; ``limit0()`` gives the exact sympy limit
-    of the normalised gap at 0+, which must be positive for the inequality to hold near 0.
-
-    A negative grid value, confirmed at twice the precision, refutes with the point as witness.
-    """
-
-    def run(ctx: Context):
-        n = ctx.pick(*points)
-        data: dict = {"grid_points": n, "lo": lo, "hi": hi, "closed": closed, "dps": dps,
-                      "normalised_by": f"|s|^{order}"}
-        if limit0 is not None:
-            lim = sp.sympify(limit0())
-            data["limit_at_0"] = str(lim)
-            if not bool(lim.is_extended_real):
-                return outcome(Status.INCONCLUSIVE, f"limit of the normalised gap at 0 is {lim}", **data)
-        worst = None
-        with mpmath.workdps(dps):
-            grid = _grid(lo, hi, n, closed)
-            for s0 in grid:
-                for s in ((s0, -s0) if even else (s0,)):
-                    v = gap(s) / abs(s) ** order
-                    if worst is None or v < worst[1]:
-                        worst = (s, v)
-        s_w, v_w = worst
-        data.update(min_normalised_gap=mpmath.nstr(v_w, 12), argmin=mpmath.nstr(s_w, 15))
-        if v_w < 0:
-            with mpmath.workdps(2 * dps):
-                v2 = gap(mpmath.mpf(s_w)) / abs(mpmath.mpf(s_w)) ** order
-            if v2 < 0:
-                return outcome(Status.REFUTED, f"fails at s = {mpmath.nstr(s_w, 15)}: normalised gap "
-                               f"{mpmath.nstr(v_w, 8)} (confirmed at {2 * dps} digits)",
-                               witness=mpmath.nstr(s_w, 20), gap_at_witness=mpmath.nstr(v2, 12), **data)
-            return outcome(Status.INCONCLUSIVE, "sign of the gap changes with the precision", **data)
-        if limit0 is not None and sp.sympify(data["limit_at_0"]) < 0:
-            return outcome(Status.REFUTED, f"normalised gap tends to {data['limit_at_0']} < 0 as s -> 0+: "
-                           "the inequality fails for all small s", witness="s -> 0+", **data)
-        if limit0 is not None and sp.sympify(data["limit_at_0"]) == 0:
-            return outcome(Status.INCONCLUSIVE, "normalised gap tends to 0 at 0+: the grid cannot "
-                           "decide the sign near 0", **data)
-        return outcome(Status.SUPPORTED, f"{describe or name}: min normalised gap "
-                       f"{mpmath.nstr(v_w, 6)} >= 0 over {n} grid points{' (both signs)' if even else ''} at {dps} digits"
-                       + (f"; exact limit at 0+: {data['limit_at_0']}" if limit0 is not None else ""),
-                       **data)
-
-    return Check(name, run, "INT")
 
 
 # --------------------------------------------------------------------------- GD trajectories

@@ -3,10 +3,13 @@ loss, with the derived (A3) constants) and (A2) versus (A2+) (fact4), with the e
 
 Example-1 inequalities are written as small named functions returning ``(lhs, rhs)`` with the
 claim ``lhs <= rhs`` on a stated domain (see :data:`EXAMPLE1_INEQUALITIES`). Each takes an
-``ops`` namespace (``tanh``, ``sqrt``, ``cosh``, ``num``): :data:`MP` (mpmath), :data:`SYMPY`
-(returns sympy expressions, e.g. for ``verify.certify.inequality``), or an arb adapter. For now they
-are checked with mpmath at 50 digits on a fine grid plus the exact limit of the normalised gap at
-0+ (``supported``); a rigorous interval certificate can replace the grid without touching them.
+``ops`` namespace (``tanh``, ``sqrt``, ``cosh``, ``num``): :data:`MP` (mpmath) or :data:`SYMPY`
+(sympy expressions). The sympy form is certified in arb by :func:`verify.certify.inequality`
+(adaptive bisection with a Taylor form at 0, see :func:`certified`): a certificate covers exactly
+its compact interval; unbounded statements add a sympy tail argument (:func:`tail`), and s < 0 is
+covered by an exact evenness identity (:func:`even_in_s`). Claims whose every check is exact or
+certified are ``proved``; claims about the whole ℓ_β family (β ∈ (1, 20]) or about all (A1) losses
+keep sampled evidence and stay ``supported``.
 """
 from __future__ import annotations
 
@@ -19,10 +22,9 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._sec2_common import (HUB, NAMED_LOSSES, RSYM, SQRT, beta_constants, beta_loss,
-                                         grid_inequality, losses)
+from claims.ahn2023._sec2_common import HUB, beta_constants, beta_loss, losses
 from claims.ahn2023.sec2_basics import A2P_INPUTS, a2plus_property
-from verify import Claim, Planted, Status, sampling, symbolic
+from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
 
 MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
@@ -100,45 +102,52 @@ def tanh_2s5_a2inf(s, ops=MP):
 
 
 EXAMPLE1_INEQUALITIES = {
-    # name: (function, lo, hi, closed at hi, what the paper / spec claims)
-    "rsym_a2inf": (rsym_a2inf, 0, math.inf, False, "ex1.rsym: tanh(s)/s <= 1 for s != 0"),
-    "rsym_a2": (rsym_a2, 0, Fraction(1, 4), False, "ex1.rsym: tanh(s)/s <= 1 − s²/4 on 0 < |s| < 1/4"),
-    "rsym_a3": (rsym_a3, 0, math.inf, False, "ex1.rsym_a3: tanh(s)/s >= 1 − s²/3"),
-    "rsym_third_derivative": (rsym_third_derivative, 0, Fraction(3, 4), False,
+    # name: (function, lo, hi, what the paper / spec claims); each is certified on the closed [lo, hi]
+    # (s = 0 through the Taylor form at 0), with a sympy tail where hi = oo and evenness for s < 0
+    "rsym_a2inf": (rsym_a2inf, 0, math.inf, "ex1.rsym: tanh(s)/s <= 1 for s != 0"),
+    "rsym_a2": (rsym_a2, 0, Fraction(1, 4), "ex1.rsym: tanh(s)/s <= 1 − s²/4 on 0 < |s| < 1/4"),
+    "rsym_a3": (rsym_a3, 0, math.inf, "ex1.rsym_a3: tanh(s)/s >= 1 − s²/3"),
+    "rsym_third_derivative": (rsym_third_derivative, 0, Fraction(3, 4),
                               "lem5.converse / erratum_const: −ℓ'''(r) >= (3/4) r on (0, 3/4)"),
-    "rsym_converse": (rsym_converse, 0, Fraction(3, 4), False,
-                      "lem5.converse: tanh(s)/s <= 1 − (3/4)s²/6 on (0, 3/4)"),
-    "sqrt_a2inf": (sqrt_a2inf, 0, math.inf, False, "ex1.sqrt: (1 + s²)^{-1/2} <= 1"),
-    "sqrt_a2": (sqrt_a2, 0, Fraction(2, 5), False, "ex1.sqrt: (1 + s²)^{-1/2} <= 1 − (2/5)s² on |s| < 2/5"),
-    "sqrt_a3": (sqrt_a3, 0, math.inf, False, "ex1.sqrt_a3: (1 + s²)^{-1/2} >= 1 − s²/2"),
-    "sqrt_third_derivative": (sqrt_third_derivative, 0, Fraction(1, 2), False,
+    "rsym_converse": (rsym_converse, 0, Fraction(3, 4), "lem5.converse: tanh(s)/s <= 1 − (3/4)s²/6 on (0, 3/4)"),
+    "sqrt_a2inf": (sqrt_a2inf, 0, math.inf, "ex1.sqrt: (1 + s²)^{-1/2} <= 1"),
+    "sqrt_a2": (sqrt_a2, 0, Fraction(2, 5), "ex1.sqrt: (1 + s²)^{-1/2} <= 1 − (2/5)s² on |s| < 2/5"),
+    "sqrt_a3": (sqrt_a3, 0, math.inf, "ex1.sqrt_a3: (1 + s²)^{-1/2} >= 1 − s²/2"),
+    "sqrt_third_derivative": (sqrt_third_derivative, 0, Fraction(1, 2),
                               "lem5.converse: −ℓ_sqrt'''(r) >= r/2 on (0, 1/2)"),
-    "sqrt_converse": (sqrt_converse, 0, Fraction(1, 2), False,
-                      "lem5.converse: (1 + s²)^{-1/2} <= 1 − s²/12 on (0, 1/2)"),
+    "sqrt_converse": (sqrt_converse, 0, Fraction(1, 2), "lem5.converse: (1 + s²)^{-1/2} <= 1 − s²/12 on (0, 1/2)"),
+    "tanh_2s5_a2inf": (tanh_2s5_a2inf, Fraction(1, 2), Fraction(1, 2),
+                       "lem5.erratum_global: printed global (A2) for ℓ' = tanh(s + 2s⁵), false at s = 1/2"),
 }
 
 
-def _gap(fn, **kw):
-    """s -> rhs − lhs in mpmath (>= 0 where the inequality holds)."""
-    def gap(v):
-        lhs, rhs = fn(v, **kw, ops=MP)
-        return rhs - lhs
-    return gap
+S_REAL = sp.Symbol("s", real=True)  # for the evenness identities (s of either sign)
 
 
-def _limit0(fn, order, **kw):
-    """Exact limit at 0+ of (rhs − lhs)/s^order, from the sympy form of the same function."""
-    def lim():
-        lhs, rhs = fn(S, **kw, ops=SYMPY)
-        return sp.limit((rhs - lhs) / S**order, S, 0, "+")
-    return lim
+def certified(name, fn, lo, hi, *, tail_check=None, why="", **kw):
+    """``lhs <= rhs`` of the named inequality ``fn`` (sympy form, s > 0) certified in arb on the
+    closed interval [lo, hi]; ``tail_check`` (a Check on [hi, oo)) extends it to s >= lo."""
+    lhs, rhs = fn(S, ops=SYMPY, **kw)
+    return certify.inequality(name, lhs, rhs, lo, hi, tail=tail_check, why=why)
 
 
-def named_check(name, fn, hi, *, order, closed=False, lo=1e-9, points=(240, 2400), even=True, **kw):
-    """Grid + exact-limit check of one named inequality ``fn`` on 0 < s < hi (both signs if even)."""
-    return grid_inequality(name, _gap(fn, **kw), lo, hi, order=order, closed=closed, even=even,
-                           limit0=_limit0(fn, order, **kw), points=points,
-                           describe=f"{fn.__name__}{'(' + ', '.join(f'{k}={v}' for k, v in kw.items()) + ')' if kw else ''}")
+def tail(name, fn, start, *, rewrite_exp=False, **kw):
+    """rhs − lhs >= 0 for all s >= start by sympy's assumptions on s = start + t, t > 0.
+
+    ``rewrite_exp``: first rewrite tanh as (e^s − e^{−s})/(e^s + e^{−s}) (an exact identity), which
+    lets sympy sign 1 − tanh(s)/s; it cannot sign tanh expressions directly."""
+    lhs, rhs = fn(S, ops=SYMPY, **kw)
+    expr = rhs - lhs
+    return certify.sympy_tail(name, expr.rewrite(sp.exp) if rewrite_exp else expr, S, start)
+
+
+def even_in_s(name, fn, **kw):
+    """Both sides of ``fn`` are even in s (exact), so a certificate on s > 0 covers s < 0."""
+    lhs, rhs = fn(S_REAL, ops=SYMPY, **kw)
+    return symbolic.all_of(name, (
+        symbolic.identity("lhs_even", lhs, lhs.subs(S_REAL, -S_REAL)),
+        symbolic.identity("rhs_even", rhs, rhs.subs(S_REAL, -S_REAL)),
+    ))
 
 
 # ============================================================================ Lemma 5
@@ -263,19 +272,15 @@ def _rsym_beta_3_2(ctx):
     return outcome(Status.INCONCLUSIVE, f"limit {lim}", limit=str(lim))
 
 
-def _with_dps(fn, dps=50):
-    with mpmath.workdps(dps):
-        return fn()
+def _certified_eps_admissible(name, fn, eps_, why):
+    """The hypothesis of the converse, ε r <= −ℓ'''(r) on [0, ε] (both sides odd: r > 0 is all)."""
+    return certified(name, fn, 0, eps_, eps_=eps_, why=why)
 
 
-def _erratum_const_witness(_):
-    lhs, rhs = _with_dps(lambda: rsym_converse(mpmath.mpf(1) / 10, eps_=Fraction(3, 4), divisor=2))
-    return bool(lhs <= rhs), {"tanh(s)/s": mpmath.nstr(lhs, 15), "1-eps*s^2/2": mpmath.nstr(rhs, 15),
-                              "eps": "3/4", "s": "1/10", "dps": 50}
-
-
-_ERRATUM_CONST_AT_WITNESS = sampling.witness("printed_bound_at_s_0_1", "s = 1/10, eps = 3/4",
-                                             _erratum_const_witness)
+# The printed chain (F3) at ℓ = ℓ_rsym, ε = 3/4, s = 1/10: tanh(1/10)/(1/10) <= 1 − (3/4)(1/100)/2 = 797/800.
+_ERRATUM_CONST_AT_WITNESS = certify.constant(
+    "printed_bound_at_s_1_10", 10 * sp.tanh(sp.Rational(1, 10)) - sp.Rational(797, 800), "<= 0",
+    why="the printed conclusion tanh(s)/s <= 1 − εs²/2 for ℓ_rsym, ε = 3/4 at s = 1/10, as lhs − rhs <= 0")
 
 LEM5_CONVERSE = Claim(
     id="ahn2023.lem5.converse",
@@ -284,21 +289,26 @@ LEM5_CONVERSE = Claim(
     statement=r"\ell'''(r)\le-\varepsilon r\ (0<r<\varepsilon)\Rightarrow\ell'(s)/s\le1-\varepsilon s^2/6"
               r"\ (0<s<\varepsilon);\ \text{with }\ell'(s)\le s\ \forall s>0:\ (A2),\ \beta=2",
     hypotheses=("(A1)", r"\ell\in C^4\text{ near }0", r"\ell^{(4)}(0)<0"),
-    status="theorem", expect="supported",
+    status="theorem", expect="proved",
     uses=("ahn2023.eq9", "ahn2023.def6"),
     checks=(
-        symbolic.identity("integral_core", _converse_integral, lambda: -eps * S**2 / 6),
-        named_check("rsym_third_derivative_hyp", rsym_third_derivative, 0.75, order=1, even=False),
-        named_check("rsym_conclusion", rsym_converse, 0.75, order=2),
-        named_check("sqrt_third_derivative_hyp", sqrt_third_derivative, 0.5, order=1, even=False),
-        named_check("sqrt_conclusion", sqrt_converse, 0.5, order=2),
+        symbolic.identity("integral_core", _converse_integral, lambda: -eps * S**2 / 6,
+                          why="with eq. (9) and (s − r) >= 0 on [0, s], ℓ''' <= −εr gives ℓ'(s)/s <= 1 − εs²/6"),
+        _certified_eps_admissible("rsym_third_derivative_hyp", rsym_third_derivative, Fraction(3, 4),
+                                  "ε = 3/4 admissible for ℓ_rsym: −ℓ_rsym'''(r) = 2 tanh(r)/cosh²(r)"),
+        certified("rsym_conclusion", rsym_converse, 0, Fraction(3, 4), why="the conclusion for ℓ_rsym, ε = 3/4"),
+        _certified_eps_admissible("sqrt_third_derivative_hyp", sqrt_third_derivative, Fraction(1, 2),
+                                  "ε = 1/2 admissible for ℓ_sqrt: −ℓ_sqrt'''(r) = 3r(1 + r²)^{-5/2}"),
+        certified("sqrt_conclusion", sqrt_converse, 0, Fraction(1, 2), why="the conclusion for ℓ_sqrt, ε = 1/2"),
     ),
     planted=(
         Planted("p1", "(A2) with β = 3/2 (fails near 0 for every C⁴ loss; ℓ_rsym)", _rsym_beta_3_2),
         Planted("p2", "the printed constant εs²/2 (= lem5.erratum_const)", _ERRATUM_CONST_AT_WITNESS),
     ),
-    notes="ε = 3/4 for ℓ_rsym and ε = 1/2 for ℓ_sqrt are admissible (checked); the global part "
-          "needs ℓ'(s) <= s for s > 0 (ex1.*), otherwise erratum N1 applies.",
+    notes="The implication itself is the exact integral identity on top of eq. (9) (kernel s − r >= 0). "
+          "ε = 3/4 for ℓ_rsym and ε = 1/2 for ℓ_sqrt are admissible and the conclusions hold: both "
+          "certified in arb on the closed intervals [0, ε] (Taylor form at 0; the statement is for "
+          "0 < s < ε). The global part needs ℓ'(s) <= s for s > 0 (ex1.*), otherwise erratum N1 applies.",
 )
 
 LEM5_ERRATUM_CONST = Claim(
@@ -309,11 +319,13 @@ LEM5_ERRATUM_CONST = Claim(
     status="erratum", expect="refuted",
     uses=("ahn2023.lem5.converse",),
     checks=(
-        named_check("hypothesis_holds_rsym_eps_3_4", rsym_third_derivative, 0.75, order=1, even=False),
+        _certified_eps_admissible("hypothesis_holds_rsym_eps_3_4", rsym_third_derivative, Fraction(3, 4),
+                                  "the witness satisfies the hypothesis: (3/4) r <= 2 tanh(r)/cosh²(r) on [0, 3/4]"),
         _ERRATUM_CONST_AT_WITNESS,
     ),
-    notes="Witness ℓ = ℓ_rsym, ε = 3/4, s = 1/10: tanh(0.1)/0.1 ≈ 0.99668 > 1 − (3/4)(0.01)/2 = 0.99625. "
-          "The correct constant is ε/6 (lem5.converse).",
+    notes="Witness ℓ = ℓ_rsym, ε = 3/4, s = 1/10: tanh(0.1)/0.1 ≈ 0.99668 > 1 − (3/4)(0.01)/2 = 0.99625 "
+          "(certified: 10 tanh(1/10) − 797/800 ≈ 4.2995e-4 > 0, arb ball). The hypothesis is certified "
+          "on [0, 3/4]. The correct constant is ε/6 (lem5.converse).",
 )
 
 
@@ -321,17 +333,21 @@ def _tanh_2s5_d(v):
     return sp.tanh(v + 2 * v**5)
 
 
-def _erratum_global_witness(_):
-    with mpmath.workdps(50):
-        lhs, rhs = tanh_2s5_a2inf(mpmath.mpf(1) / 2)
-        return bool(lhs <= rhs), {"l'(1/2)/(1/2)": mpmath.nstr(lhs, 20), "bound": 1, "dps": 50}
+_t_real = sp.Symbol("t", real=True)
 
 
-def _tanh_2s5_convex(sv):
-    with mpmath.workdps(40):
-        sv = mpmath.mpf(sv)
-        d2 = mpmath.sech(sv + 2 * sv**5) ** 2 * (1 + 10 * sv**4)
-        return bool(d2 > 0 and abs(mpmath.tanh(sv + 2 * sv**5)) < 1)
+def _tanh_2s5_a1():
+    """(A1) for the witness, exactly: ℓ'' = sech²(s + 2s⁵)(1 + 10s⁴) > 0 (convex) and
+    1 − ℓ'² = sech²(s + 2s⁵) > 0 (|ℓ'| < 1), for every real s."""
+    arg = _t_real + 2 * _t_real**5
+    return symbolic.all_of("witness_convex_lipschitz", (
+        symbolic.identity("second_derivative", lambda: sp.diff(_tanh_2s5_d(_t_real), _t_real),
+                          lambda: sp.sech(arg) ** 2 * (1 + 10 * _t_real**4)),
+        symbolic.truth("convex", lambda: sp.Gt(sp.sech(arg) ** 2 * (1 + 10 * _t_real**4), 0)),
+        symbolic.identity("one_minus_slope_squared", lambda: 1 - _tanh_2s5_d(_t_real) ** 2,
+                          lambda: sp.sech(arg) ** 2),
+        symbolic.truth("lipschitz", lambda: sp.Gt(sp.sech(arg) ** 2, 0)),
+    ))
 
 
 LEM5_ERRATUM_GLOBAL = Claim(
@@ -345,11 +361,13 @@ LEM5_ERRATUM_GLOBAL = Claim(
         symbolic.identity("witness_curvature_at_0", lambda: sp.diff(_tanh_2s5_d(S), S).subs(S, 0), 1),
         symbolic.identity("witness_fourth_derivative", lambda: sp.diff(_tanh_2s5_d(S), S, 3).subs(S, 0), -2),
         symbolic.identity("witness_odd", lambda: _tanh_2s5_d(-S) + _tanh_2s5_d(S), 0),
-        sampling.forall("witness_convex_lipschitz", st.floats(-20, 20), _tanh_2s5_convex, examples=(100, 1000)),
-        sampling.witness("global_part_at_s_1_2", "s = 1/2", _erratum_global_witness),
+        _tanh_2s5_a1(),
+        certify.constant("global_part_at_s_1_2", 2 * sp.tanh(sp.Rational(9, 16)), "<= 1",
+                         why="ℓ'(1/2)/(1/2) = 2 tanh(1/2 + 2/32) = 2 tanh(9/16); (A2) needs it <= 1"),
     ),
-    notes="Witness ℓ even with ℓ'(s) = tanh(s + 2s⁵): (A1) holds and ℓ⁽⁴⁾(0) = −2, but "
-          "ℓ'(1/2)/(1/2) = 2 tanh(9/16) > 1, so (A2) fails globally for every c.",
+    notes="Witness ℓ even with ℓ'(s) = tanh(s + 2s⁵): (A1) holds exactly (sympy: ℓ'' > 0, 1 − ℓ'² = "
+          "sech² > 0) and ℓ⁽⁴⁾(0) = −2, but ℓ'(1/2)/(1/2) = 2 tanh(9/16) ≈ 1.01966 > 1 (certified arb "
+          "ball), so (A2) fails globally for every c.",
 )
 
 # ============================================================================ eq. (9)
@@ -404,43 +422,51 @@ def _a1_property(loss):
     return prop
 
 
-@check("largest_valid_interval", kind="INT")
-def _rsym_validity_endpoint(ctx):
-    """Endpoint of the largest interval (0, s*) on which tanh(s)/s <= 1 − s²/4 (a root of the gap)."""
-    with mpmath.workdps(50):
-        g = _gap(rsym_a2)
-        root = mpmath.findroot(g, (mpmath.mpf("0.5"), mpmath.mpf("1.5")), solver="anderson")
-        left, right = g(root * (1 - mpmath.mpf(10) ** -30)), g(root * (1 + mpmath.mpf(10) ** -30))
-    ok = root > mpmath.mpf(1) / 4 and left > 0 > right
-    return outcome(Status.SUPPORTED if ok else Status.INCONCLUSIVE,
-                   f"tanh(s)/s <= 1 − s²/4 holds up to s* ≈ {mpmath.nstr(root, 15)} > 1/4 (sign change "
-                   "verified at ±1e-30 relative, 50 digits)", endpoint=mpmath.nstr(root, 25), dps=50)
+def _rsym_a1_exact():
+    """(A1) for ℓ_rsym, exactly: even, ℓ'' = sech² > 0 (convex, C²), 1 − ℓ'² = sech² > 0 (|ℓ'| < 1)."""
+    t = _t_real
+    return symbolic.all_of("A1_exact", (
+        symbolic.identity("even", lambda: _l_rsym(-t), lambda: _l_rsym(t)),
+        symbolic.identity("second_derivative", lambda: sp.diff(_l_rsym(t), t, 2), lambda: sp.sech(t) ** 2),
+        symbolic.identity("one_minus_slope_squared", lambda: 1 - sp.diff(_l_rsym(t), t) ** 2,
+                          lambda: sp.sech(t) ** 2),
+        symbolic.truth("sech_squared_positive", lambda: sp.Gt(sp.sech(t) ** 2, 0)),
+    ))
 
+
+_RSYM_RANGE = certify.validity_range(
+    "largest_valid_interval", *rsym_a2(S, ops=SYMPY), 0, 2, claim=">= 1/4",
+    why="endpoint s* of the largest [0, s*] with tanh(s)/s <= 1 − s²/4: the positive root of the gap")
 
 EX1_RSYM = Claim(
     id="ahn2023.ex1.rsym",
     source=PAPER.at("App. C, Example 1"),
     title="ℓ_rsym satisfies (A1) and (A2) with β = 2, c = 1/4",
     statement=r"\tanh(s)/s\le1\ (s\ne0);\ \tanh(s)/s\le1-\tfrac14s^2\ (0<|s|<\tfrac14)",
-    status="theorem", expect="supported",
+    status="theorem", expect="proved",
     uses=("ahn2023.def5.rsym", "ahn2023.def6"),
     checks=(
         symbolic.identity("derivative", lambda: sp.diff(_l_rsym(S), S), lambda: sp.tanh(S)),
         symbolic.identity("curvature_at_0", lambda: sp.diff(_l_rsym(S), S, 2).subs(S, 0), 1),
-        sampling.forall("A1_convex_lipschitz_odd", st.floats(-50, 50), _a1_property(RSYM), examples=(100, 1000)),
-        named_check("ratio_le_1", rsym_a2inf, 50.0, order=2, closed=True),
-        named_check("A2_c_1_4", rsym_a2, 0.25, order=2),
-        _rsym_validity_endpoint,
+        _rsym_a1_exact(),
+        even_in_s("both_inequalities_even", rsym_a2),
+        certified("ratio_le_1", rsym_a2inf, 0, 1,
+                  tail_check=tail("ratio_le_1_beyond_1", rsym_a2inf, 1, rewrite_exp=True),
+                  why="[0, 1] in arb, s >= 1 by sympy on the exponential form; s < 0 by evenness"),
+        certified("A2_c_1_4", rsym_a2, 0, Fraction(1, 4), why="closed [0, 1/4] ⊃ 0 < s < 1/4; s < 0 by evenness"),
+        _RSYM_RANGE,
     ),
     planted=(
         Planted("p1", "coefficient 1/2: tanh(s)/s ≤ 1 − s²/2 on (0, 1/4)",
-                named_check("A2_c_1_2", rsym_a2, 0.25, order=2, c=Fraction(1, 2))),
+                certified("A2_c_1_2", rsym_a2, 0, Fraction(1, 4), c=Fraction(1, 2))),
         Planted("p2", "β = 3/2 with c = 1/4",
-                named_check("A2_beta_3_2", rsym_a2, 0.25, order=1.5, beta_=sp.Rational(3, 2))),
+                certified("A2_beta_3_2", rsym_a2, 0, Fraction(1, 4), beta_=sp.Rational(3, 2))),
     ),
-    notes="Range reading |s| < 1/4 (§7 F2). Evidence: 50-digit grid on [1e-9, 1/4) (both signs) plus "
-          "the exact limit of the normalised gap at 0+; the tail s > 50 of 'ratio <= 1' follows from "
-          "|tanh| <= 1 < s. Upgrade path: certify the named functions rsym_a2inf, rsym_a2 in arb.",
+    notes="Range reading |s| < 1/4 (§7 F2). Certified in arb (python-flint, 128 bits): tanh(s)/s <= 1 "
+          "on [0, 1] plus a sympy tail for s >= 1 (1 − tanh(s)/s in exponential form is nonnegative); "
+          "tanh(s)/s <= 1 − s²/4 on [0, 1/4] (Taylor form at 0: the gap is s²/12 + O(s⁴)); s < 0 by the "
+          "exact evenness of both sides. (A1) is exact (sympy). The largest valid interval is [0, s*] "
+          "with s* ≈ 0.914629240845 (enclosed to 1e-12).",
 )
 
 EX1_RSYM_A3 = Claim(
@@ -448,20 +474,21 @@ EX1_RSYM_A3 = Claim(
     source=PAPER.at("App. C (derived; used by Theorem 5, Proposition 4)"),
     title="ℓ_rsym satisfies (A3) with β = 2, C = 1/3 (sharp)",
     statement=r"\tanh(s)/s\ge1-s^2/3\ (s\ne0);\ \lim_{s\to0}(1-\tanh(s)/s)/s^2=1/3",
-    status="derived", expect="supported",
+    status="derived", expect="proved",
     uses=("ahn2023.def5.rsym", "ahn2023.def6.a3"),
     checks=(
         symbolic.identity("h_prime", lambda: sp.diff(sp.tanh(S) - S + S**3 / 3, S),
                           lambda: S**2 - sp.tanh(S) ** 2),
         symbolic.identity("sharpness", lambda: sp.limit((1 - sp.tanh(S) / S) / S**2, S, 0, "+"),
                           sp.Rational(1, 3)),
-        named_check("A3_C_1_3", rsym_a3, 50.0, order=4, closed=True),
+        even_in_s("inequality_even", rsym_a3),
+        certified("A3_C_1_3", rsym_a3, 0, 2, tail_check=tail("A3_beyond_2", rsym_a3, 2),
+                  why="[0, 2] in arb (the gap is 2s⁴/15 + O(s⁶) at 0: Taylor form), s >= 2 by sympy "
+                      "(s²/3 − 1 > 0 and tanh(s)/s > 0); s < 0 by evenness"),
     ),
-    planted=(Planted("p1", "C = 1/4", named_check("A3_C_1_4", rsym_a3, 50.0, order=2, closed=True,
-                                                    C=Fraction(1, 4))),),
+    planted=(Planted("p1", "C = 1/4", certified("A3_C_1_4", rsym_a3, 0, 2, C=Fraction(1, 4))),),
     notes="h(s) = tanh s − s + s³/3 has h(0) = 0 and h' = s² − tanh² s >= 0 (|tanh s| <= |s|, ex1.rsym). "
-          "The normalised gap is divided by s⁴ (it is 2s⁴/15 + O(s⁶) because C is sharp); "
-          "for s > 50 the right side 1 − s²/3 is negative.",
+          "The inequality itself is certified in arb on [0, 2] with a sympy tail beyond 2.",
 )
 
 u = sp.Symbol("u", nonnegative=True)  # u = s²
@@ -503,6 +530,8 @@ EX1_SQRT = Claim(
                        == sp.Interval(0, sp.oo)),
         symbolic.truth("A2_c_2_5", lambda: _sqrt_a2_exact(sp.Rational(2, 5), sp.Rational(2, 5)),
                        why="(1 − 2u/5)²(1 + u) − 1 = u(4u² − 16u + 5)/25 > 0 on 0 < u < 4/25"),
+        certify.validity_range("largest_valid_interval", *sqrt_a2(S, ops=SYMPY), 0, 2, claim=">= 2/5",
+                               why="endpoint s* of the largest [0, s*] with (1 + s²)^{-1/2} <= 1 − 2s²/5"),
     ),
     planted=(
         Planted("p1", "the extraction's literal range |s| < 2 (witness s = 1: 1/√2 > 3/5)",
@@ -510,8 +539,10 @@ EX1_SQRT = Claim(
         Planted("p2", "coefficient 3/5 on |s| < 2/5",
                 symbolic.truth("A2_c_3_5", lambda: _sqrt_a2_exact(sp.Rational(3, 5), sp.Rational(2, 5)))),
     ),
-    notes="Everything is exact: with u = s², the inequalities are polynomial after squaring "
-          "(both sides positive), decided by sympy's solveset on the interval. Range reading |s| < 2/5 (§7 F2).",
+    notes="Exact: with u = s², the inequalities are polynomial after squaring (both sides positive), "
+          "decided by sympy's solveset on the interval. Range reading |s| < 2/5 (§7 F2). The largest "
+          "valid interval [0, s*], s* ≈ 0.584540507426 (the root of 4u² − 16u + 5, u = s²), is enclosed "
+          "in arb to 1e-12.",
 )
 
 EX1_SQRT_A3 = Claim(
@@ -530,6 +561,8 @@ EX1_SQRT_A3 = Claim(
                        == sp.Interval.open(2, sp.oo)),
         symbolic.identity("sharpness", lambda: sp.limit((1 - 1 / sp.sqrt(1 + S**2)) / S**2, S, 0, "+"),
                           sp.Rational(1, 2)),
+        certified("A3_C_1_2_arb", sqrt_a3, 0, 2, tail_check=tail("A3_beyond_2", sqrt_a3, 2),
+                  why="independent of the squared form: [0, 2] in arb, s >= 2 by sympy; s < 0 by evenness"),
     ),
     planted=(Planted("p1", "C = 1/4",
                      symbolic.truth("A3_C_1_4", lambda: _poly_holds_on(1 - (1 - u / 4) ** 2 * (1 + u),
@@ -597,15 +630,12 @@ def _beta_identity(expr):
     return sp.powsimp(sp.expand_power_base(expr, force=True), force=True)
 
 
-def _beta_ratio_bounds(args, mode="main"):
+def _beta_ratio_bounds(args):
     """INT over β ∈ (1, 20], s: (A1) pieces, r <= 1, and the (A2) branch (|s| <= c_β ⇒ s² < r_β²)."""
     b, frac_ = args
     with mpmath.workdps(50):
         loss = beta_loss(b)
         c, rb = beta_constants(b)
-        if mode == "drop_indicator":
-            sv = frac_ * 50
-            return bool(1 - loss.one_minus_ratio(sv) <= 1 - c * sv**b), {"beta": b, "s": sv}
         sv = mpmath.mpf(frac_) * rb * 3  # s in (0, 3 r_β]
         if sv == 0:
             return True
@@ -629,6 +659,23 @@ def _beta_shifted_lipschitz(args):
 
 _betas = st.floats(1.0, 20.0, exclude_min=True)
 
+# ℓ_2 (β = 2, c_2 = 4/27, r_2 = 3/2) as rigorous arb enclosures, for certified instances of the family
+_DL_BETA2, _ = certify.beta_loss(2)
+_C2 = Fraction(4, 27)
+
+
+def _beta2_ratio(v):
+    """ℓ_2'(s)/s on an arb ball (s > 0)."""
+    return _DL_BETA2(v) / v
+
+
+def _beta2_a2_rhs(v):
+    """1 − c_2 s² on an arb ball."""
+    return 1 - certify.ball(_C2) * v * v
+
+
+_beta2_ratio.__name__, _beta2_a2_rhs.__name__ = "l_2'(s)/s", "1 - (4/27) s^2"
+
 EX1_BETA = Claim(
     id="ahn2023.ex1.beta",
     source=PAPER.at("App. C, Example 1"),
@@ -647,17 +694,22 @@ EX1_BETA = Claim(
         sampling.forall("A1_ratio_branch", st.tuples(_betas, st.floats(0.0, 1.0)), _beta_ratio_bounds,
                         examples=(200, 2000),
                         describe="ℓ_β'' >= 0, |ℓ_β'| <= 1, r <= 1, c_β < min(1, r_β), c_β <= 1/(β+1)"),
+        certify.inequality("beta_2_ratio_le_1_on_c2_to_10", _beta2_ratio, 1, _C2, 10,
+                           why="certified instance β = 2 on the compact [c_2, 10] only (both branches and "
+                               "the breakpoint r_2 = 3/2); 0 < s <= c_2 is the inner identity"),
     ),
     planted=(
-        Planted("p1", "drop the indicator: ℓ_β'(s)/s ≤ 1 − c_β|s|^β for all s ≠ 0",
-                sampling.forall("no_indicator", st.tuples(_betas, st.floats(1e-6, 1.0)),
-                                lambda a_: _beta_ratio_bounds(a_, "drop_indicator"), examples=(100, 1000))),
+        Planted("p1", "drop the indicator: ℓ_β'(s)/s ≤ 1 − c_β|s|^β for all s ≠ 0 (β = 2 as witness)",
+                certify.inequality("no_indicator_beta_2", _beta2_ratio, _beta2_a2_rhs, 1, 9)),
         Planted("p2", "c_β with exponent β + 1: ℓ_β' exceeds 1 near r_β (not 1-Lipschitz, not C¹ at r_β)",
                 sampling.forall("shifted_c_lipschitz", st.tuples(_betas, st.floats(0.5, 1.0)),
                                 _beta_shifted_lipschitz, examples=(100, 1000))),
     ),
     notes="On |s| <= c_β the inner branch applies (c_β <= 1/(β+1) < 1 < r_β, checked), where "
-          "ℓ_β'(s)/s = 1 − c_β|s|^β holds as an identity; c_ℓ = c_β ∧ r_β = c_β (§7 F11).",
+          "ℓ_β'(s)/s = 1 − c_β|s|^β holds as an identity; c_ℓ = c_β ∧ r_β = c_β (§7 F11). Stays "
+          "supported: the family β ∈ (1, 20] is sampled (50 digits); only β = 2 is certified in arb, "
+          "on the compact [c_2, 10] (beyond r_2 the ratio is 1/s). #p1 is refuted by a certified "
+          "witness (β = 2, s = 5: 1/5 > 1 − (4/27)·25).",
 )
 
 
