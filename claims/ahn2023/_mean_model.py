@@ -75,9 +75,12 @@ def kappa_mp(b):
 
 
 def g_inverse(y, dps: int = 50):
-    """The b with g(b) = y (y > 0), by mpmath findroot (Newton on g' = Φ) at ``dps`` digits."""
+    """The b with g(b) = y (y > 0), by mpmath findroot (Newton on g' = Φ) at ``dps`` digits.
+
+    ``y`` may be a zero-argument callable, evaluated inside the working precision (pass
+    ``lambda: 2 / mpmath.sqrt(10 * mpmath.pi)`` rather than a value rounded at 15 digits)."""
     with mpmath.workdps(dps):
-        y = mpmath.mpf(y)
+        y = mpmath.mpf(y() if callable(y) else y)
         # g is increasing and convex with g(0) = 1/sqrt(2π); start from the tangent at 0
         b0 = 2 * (y - 1 / mpmath.sqrt(2 * mpmath.pi))
         root = mpmath.findroot(lambda b: g_mp(b) - y, b0, tol=mpmath.mpf(10) ** (-dps + 5))

@@ -1268,13 +1268,13 @@ THM4 = Claim(
 
 def _example(level):
     def run(ctx):
+        target = lambda: 2 / mpmath.sqrt(10 * mpmath.pi)
+        root50 = mm.g_inverse(target, dps=50)
+        root70 = mm.g_inverse(target, dps=70)
         with mpmath.workdps(50):
-            y = 2 / mpmath.sqrt(10 * mpmath.pi)
-            root50 = mm.g_inverse(y, dps=50)
-            root70 = mm.g_inverse(2 / mpmath.sqrt(10 * mpmath.pi), dps=70)
             margin = mpmath.mpf(level) - root50
-            residual = abs(mm.g_mp(root50) - y)
-        agree = abs(root50 - root70) < mpmath.mpf(10) ** -45
+            residual = abs(mm.g_mp(root50) - target())
+            agree = abs(root50 - root70) < mpmath.mpf(10) ** -45
         data = {"root": mpmath.nstr(root50, 25), "level": level, "margin": float(margin),
                 "residual": float(residual), "dps": 50, "cross_check_dps": 70,
                 "precisions_agree": bool(agree)}

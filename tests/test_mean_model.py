@@ -1,0 +1,91 @@
+"""Tests for claims/ahn2023/_mean_model.py: g, κ, the mean model (5) in float64 lanes against
+mpmath, the flow (6) and its invariant, and the transition bisection."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import integrate
+
+from claims.ahn2023 import _mean_model as mm
+
+
+@pytest.mark.parametrize("b", [-3.0, -1.0, 0.0, 0.4, 2.0])
+def test_g_and_derivative(b):
+    quad, _ = integrate.quad(lambda z: max(z + b, 0) * math.exp(-z * z / 2) / math.sqrt(2 * math.pi),
+                             -b, np.inf, epsabs=1e-14)
+    assert float(mm.g(b)) == pytest.approx(quad, abs=1e-12)
+    h = 1e-6
+    assert float(mm.g_prime(b)) == pytest.approx((float(mm.g(b + h)) - float(mm.g(b - h))) / (2 * h),
+                                                 abs=1e-8)
+    assert mm._g1(b) == pytest.approx(float(mm.g(b)), rel=1e-14)
+
+
+def test_g_inverse_round_trip_and_example():
+    root = mm.g_inverse(lambda: 2 / mpmath.sqrt(10 * mpmath.pi), dps=50)
+    with mpmath.workdps(50):
+        assert abs(mm.g_mp(root) - 2 / mpmath.sqrt(10 * mpmath.pi)) < mpmath.mpf(10) ** -45
+    assert float(root) == pytest.approx(-0.0872715, abs=1e-6)
+    assert mpmath.mp.dps == 15  # precision scoped, not left changed
+
+
+def test_kappa_float_vs_mpmath_and_inverse():
+    for b in (-1.0, -0.3, -0.01):
+        assert mm.kappa(b) == pytest.approx(float(mm.kappa_mp(b)), rel=1e-11)
+        assert mm.kappa_inverse(mm.kappa(b)) == pytest.approx(b, rel=1e-10)
+    assert mm.kappa(0.0) == 0.0
+
+
+def test_lanes_match_path_and_mpmath():
+    eta, d, A0, T = 10 * math.pi / 50 ** 2, 50, 1.0, 120
+    A, b = mm.mean_model_path(A0, eta, d, T)
+    Am, bm = mm.mean_model_mp(A0, eta, d, T, dps=40)
+    np.testing.assert_allclose(b, [float(v) for v in bm], atol=1e-12)
+    np.testing.assert_allclose(A, [float(v) for v in Am], atol=1e-9)
+    Af, bf, steps, _ = mm.mean_model_final(np.array([A0, -A0]), np.array([eta, eta]),
+                                           np.array([d, d]), max_steps=T, a_tol=0.0)
+    assert steps.tolist() == [T, T]
+    assert bf[0] == pytest.approx(b[-1], abs=1e-13)
+    assert bf[1] == pytest.approx(b[-1], abs=1e-13)  # (5) is odd in A: b does not see the sign
+
+
+def test_bias_non_increasing_and_frozen_start():
+    A, b = mm.mean_model_path(2.0, 12 * math.pi / 100 ** 2, 100, 500)
+    assert np.all(np.diff(b) <= 0)
+    A0, b0 = mm.mean_model_path(0.0, 12 * math.pi / 100 ** 2, 100, 50)
+    assert np.all(A0 == 0) and np.all(b0 == 0)
+
+
+def test_flow_invariant_and_limit():
+    sol = mm.flow(1.5, 20.0, dense=True)
+    ts = np.linspace(0, sol.t[-1], 12)
+    A, b = sol.sol(ts)
+    inv = 0.5 * A ** 2 - 2 * 400 * np.array([mm.kappa(v) for v in b])
+    assert np.max(np.abs(inv - inv[0])) <= 1e-8 * abs(inv[0])
+    b_inf, a_end = mm.flow_b_inf(1.5, 20.0)
+    assert a_end < 1e-10
+    assert b_inf == pytest.approx(mm.kappa_inverse(-1.5 ** 2 / (4 * 400)), rel=1e-8)
+
+
+def test_envelope_theorem3_point():
+    delta, A0, d = 0.5, 1.0, 200
+    gamma = min(delta, 8 - delta, (8 - delta) / abs(A0)) / 200
+    r = mm.envelope(A0, (8 - delta) * math.pi / d ** 2, d, gamma)
+    assert r["converged"] and r["env_ratio"] <= 1 and r["b_ratio"] <= 1 and r["b_max"] <= 0
+
+
+def test_transition_bisection_brackets_8():
+    r = mm.transition_bisect(100, 1.0)
+    assert r["ok"] and 8.0 < r["c_star"] < 8.3
+    # the planted "d² instead of 2d²" model has its linear factor 1 − c/8: transition at 16
+    _, b_lo, _, _ = mm.mean_model_final(np.array([1.0]), np.array([15 * math.pi / 1e4]),
+                                        np.array([100.0]), a_mult=1.0)
+    _, b_hi, _, _ = mm.mean_model_final(np.array([1.0]), np.array([17 * math.pi / 1e4]),
+                                        np.array([100.0]), a_mult=1.0)
+    assert abs(b_lo[0]) < 1e-2 < abs(b_hi[0])
+
+
+def test_sympy_blocks():
+    s = mm.sym()
+    sp = s["sp"]
+    assert sp.simplify(s["g"].subs(s["b"], 0) ** 2 - 1 / (2 * sp.pi)) == 0
