@@ -154,11 +154,16 @@ def e1_grid(gmax: float, points: int) -> np.ndarray:
     return np.unique(np.concatenate([a, b_]))
 
 
+def threshold_steps(budget: str) -> int:
+    """Step budget of one run in the γ̃_max bisection (def14 is budget-dependent near γ̃_max)."""
+    return 400_000 if budget == "full" else 150_000
+
+
 @lru_cache(maxsize=None)
 def e1_threshold(seed: int, b: int, budget: str) -> _dln.Bracket:
     p = _dln.e1_problem(seed)
     rel = 1e-3 if budget == "full" else 1e-2
-    steps = 400_000 if budget == "full" else 150_000
+    steps = threshold_steps(budget)
     return _dln.locate_threshold(p, b=None if b == p.n else b, seed=17 + seed,
                                  lo=0.1 if b >= p.n else 0.05, hi=5.0,
                                  rel=rel, lanes=8, max_steps=steps, tol_rel=1e-16)
