@@ -125,16 +125,32 @@ def test_paper_losses_pass_a1_a2_with_the_right_beta(expr, derivative, beta):
     assert "ahn2023.thm2" in j["predictions"]["applicable_claims"]
 
 
+@pytest.mark.parametrize("b", ["4/3", "3/2", "2", "3", "4", "10"])
+def test_ell_beta_is_proved_with_c_beta(b):
+    beta = sp.Rational(b)
+    j = run(ell_beta(beta), True)
+    c_beta = (1 / (beta + 1)) * (beta / (beta + 1)) ** beta
+    assert j["A1"]["verdict"] == "proved" and j["A2"]["verdict"] == "proved"
+    assert sp.simplify(sp.sympify(j["A2"]["c_exact"]) - c_beta) == 0  # c = c_β ∧ r_β = c_β (F11)
+    assert sp.simplify(sp.sympify(j["A3"]["C_exact"]) - c_beta) == 0  # sharp (A3) constant (N5)
+    assert j["A2"]["strict_verdict"] == "proved"
+
+
 def test_exact_constants_of_example_1():
     # ℓ_β: c = c_β exactly (spec ex1.beta, F11) and the sharp (A3) constant C = c_β (ex1.beta_a3)
     j = run(ell_beta(sp.Integer(2)), True)
     assert j["A2"]["c_exact"] == "4/27" and j["A2"]["verdict"] == "proved"
     assert j["A3"]["C_exact"] == "4/27" and j["A3"].get("sharp") is True
-    # ℓ_sqrt: sharp (A3) constant 1/2 (ex1.sqrt_a3); ℓ_rsym: certified C just above the sharp 1/3
-    assert run("sqrt(1+s**2)")["A3"]["C_exact"] == "1/2"
+    # ℓ_sqrt: c = 2/5 (ex1.sqrt) and the sharp (A3) constant 1/2 (ex1.sqrt_a3)
+    sq = run("sqrt(1+s**2)")
+    assert sq["A2"]["c_exact"] == "2/5" and sq["A2"]["verdict"] == "proved"
+    assert sq["A3"]["C_exact"] == "1/2" and sq["A3"]["verdict"] == "proved"
+    # ℓ_rsym: a certified c >= the paper's 1/4 (ex1.rsym) and the sharp C = 1/3 (ex1.rsym_a3),
+    # both through arb Taylor forms at 0 (verify.certify)
     rs = run("log(2*cosh(s))")
     assert rs["A2"]["verdict"] == "proved" and rs["A1"]["verdict"] == "proved"
-    assert 1 / 3 <= rs["A3"]["C"] <= 1 / 3 * 1.001
+    assert rs["A2"]["c"] >= 0.25
+    assert rs["A3"]["C_exact"] == "1/3" and rs["A3"]["verdict"] == "proved" and rs["A3"]["sharp"] is True
     # the certified c really satisfies tanh(s)/s <= 1 - c s^2 on (0, c]
     c = rs["A2"]["c"]
     for k in range(1, 50):
@@ -211,7 +227,7 @@ def test_n2_a2_without_strictness_blocks_a2_plus_claims():
     j = run(expr, True)
     assert j["A1"]["verdict"] in OK and j["A2"]["verdict"] in OK
     assert j["A2"]["beta"] == 2 and j["A2"]["c_exact"] == "1/10"
-    assert j["A2"]["strict"] is False
+    assert j["A2"]["strict"] is False and j["A2"]["strict_verdict"] == "refuted"
     applicable = j["predictions"]["applicable_claims"]
     assert "ahn2023.thm2" in applicable
     assert "ahn2023.prop2" not in applicable and "ahn2023.thm5" not in applicable

@@ -588,7 +588,7 @@ def _frac(x: Any) -> Fraction | None:
 
 
 def _prove_nonneg(E: sp.Expr, a: Any, b: Any, strict: bool = False,
-                  max_boxes: int = 3000) -> tuple[bool | None, float | None]:
+                  max_boxes: int = 3000, zeros: tuple = ()) -> tuple[bool | None, float | None]:
     """E(t) >= 0 (> 0 if strict) for t in [a, b] (t = 0 excluded when E has a removable
     singularity there), certified with :mod:`verify.certify` (arb balls, centred forms and a Taylor
     form with Lagrange remainder at 0). Returns (True, None) proved, (False, witness) refuted with a
@@ -614,7 +614,8 @@ def _prove_nonneg(E: sp.Expr, a: Any, b: Any, strict: bool = False,
                 tay = None
         try:
             with time_budget(8.0):
-                res = certify.prove_nonnegative(h, fa, fb, strict=strict, taylor=tay, max_boxes=max_boxes)
+                res = certify.prove_nonnegative(h, fa, fb, strict=strict, taylor=tay, max_boxes=max_boxes,
+                                                zeros=[z for z in (_frac(z) for z in zeros) if z is not None])
         except (BudgetExceeded, Exception):
             continue
         st = str(res.status)
@@ -682,8 +683,16 @@ def _cell_param(c: Cell) -> sp.Expr:
 def _a1_convex(L: _Exact) -> Part:
     exact = L.cells_complete
     worst = None
+    even = getattr(L, "_even_proved", False)
     for c in L.cells:
         ok = _sign_symbolic(c.d2l.subs(S, _cell_param(c)))
+        if ok is not True and c.lo >= 0 and c.hi != sp.oo:
+            # a bounded cell: arb certificate, with end points where ℓ'' = 0 exactly (ℓ_β at r_β)
+            e = c.d2l.subs(S, T)
+            zs = tuple(z for z in (c.lo, c.hi) if z > 0 and _is_zero(e.subs(T, z)) is True)
+            ok = _prove_nonneg(e, c.lo, c.hi, zeros=zs)[0] or None
+        if ok is not True and c.hi <= 0 and even:
+            ok = True  # ℓ'' is even: the mirrored cell on the right decides
         if ok is not True:
             exact = False
         for p in L.sample(c):
