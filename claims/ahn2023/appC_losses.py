@@ -22,7 +22,7 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._sec2_common import HUB, beta_constants, beta_loss, losses
+from claims.ahn2023._sec2_common import beta_constants, beta_loss, losses
 from claims.ahn2023.sec2_basics import A2P_INPUTS, a2plus_property
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
@@ -413,15 +413,6 @@ EQ9 = Claim(
 # ============================================================================ Example 1
 
 
-def _a1_property(loss):
-    def prop(sv):
-        with mpmath.workdps(40):
-            sv = mpmath.mpf(sv)
-            d = loss.d(sv)
-            return bool(loss.d2(sv) >= 0 and abs(d) <= 1 and loss.d(-sv) == -d), {"d": mpmath.nstr(d, 10)}
-    return prop
-
-
 def _rsym_a1_exact():
     """(A1) for ℓ_rsym, exactly: even, ℓ'' = sech² > 0 (convex, C²), 1 − ℓ'² = sech² > 0 (|ℓ'| < 1)."""
     t = _t_real
@@ -574,17 +565,6 @@ def _hub_ratio(q: Fraction) -> Fraction:
     return Fraction(1) if abs(q) <= 1 else 1 / abs(q)
 
 
-_nonzero_fracs = st.fractions(-50, 50, max_denominator=10**6).filter(lambda q: q != 0)
-
-
-def _hub_ratio_le_1(q):
-    return _hub_ratio(q) <= 1, {"r": str(_hub_ratio(q))}
-
-
-def _hub_ratio_lt_1(q):
-    return _hub_ratio(q) < 1, {"r": str(_hub_ratio(q))}
-
-
 def _hub_a2_beta2(c):
     s0 = c / 2  # inside (0, c] and inside [−1, 1] where r = 1
     return _hub_ratio(s0) <= 1 - c * s0**2, {"c": str(c), "s": str(s0)}
@@ -592,18 +572,43 @@ def _hub_a2_beta2(c):
 
 _c_sym, _b_sym, _t_sym = sp.symbols("c b t", positive=True)
 
+# ℓ_Hub' as a sympy Piecewise in a real variable, and the punctured line s != 0
+_HUB_DL = sp.Piecewise((_t_real, sp.Abs(_t_real) <= 1), (sp.sign(_t_real), True))
+_HUB_LOSS = sp.Piecewise((_t_real**2 / 2, sp.Abs(_t_real) <= 1), (sp.Abs(_t_real) - sp.Rational(1, 2), True))
+_NONZERO = sp.Union(sp.Interval.open(-sp.oo, 0), sp.Interval.open(0, sp.oo))
+
+
+def _hub_a1_facts():
+    """(A1) for ℓ_Hub, decided by sympy on the pieces: ℓ' continuous at ±1 (one-sided limits),
+    non-decreasing on each of (−∞, −1], [−1, 1], [1, ∞) (hence everywhere: convex), |ℓ'| <= 1 on
+    the whole line, odd, and ℓ = s²/2 on [−1, 1] (C² near 0, ℓ''(0) = 1)."""
+    t, dl = _t_real, _HUB_DL
+    facts = {}
+    for p in (-1, 1):
+        left, right = sp.limit(dl, t, p, "-"), sp.limit(dl, t, p, "+")
+        facts[f"continuous_at_{p}"] = bool(left == right == dl.subs(t, p))
+    pieces = (sp.Interval(-sp.oo, -1), sp.Interval(-1, 1), sp.Interval(1, sp.oo))
+    facts["nondecreasing_on_each_piece"] = all(bool(sp.is_increasing(dl, iv)) for iv in pieces)
+    facts["lipschitz"] = sp.solveset(sp.Abs(dl) <= 1, t, sp.S.Reals) == sp.S.Reals
+    facts["odd"] = sp.simplify(dl.subs(t, -t) + dl) == 0
+    facts["curvature_1_on_(-1,1)"] = sp.diff(_HUB_LOSS.args[0][0], t, 2) == 1
+    return all(facts.values()), facts
+
+
 EX1_HUB = Claim(
     id="ahn2023.ex1.hub",
     source=PAPER.at("App. C, Example 1"),
     title="ℓ_Hub satisfies (A1) and (A2) with β = +∞ only",
     statement=r"\ell_{Hub}'(s)/s=1\ (0<|s|\le1),\ 1/|s|\ (|s|>1);\ (A2)_{\beta=\infty}\text{ holds, }"
               r"(A2)_\beta\text{ fails for every finite }\beta",
-    status="theorem", expect="supported",
+    status="theorem", expect="proved",
     uses=("ahn2023.def5.hub", "ahn2023.def6.a2inf"),
     checks=(
-        sampling.forall("A1_convex_lipschitz_odd", st.floats(-50, 50), _a1_property(HUB), examples=(100, 1000)),
-        sampling.forall("ratio_le_1_exact", _nonzero_fracs, _hub_ratio_le_1, examples=(200, 2000),
-                        describe="ℓ_Hub'(s)/s <= 1 in exact rationals"),
+        symbolic.identity("derivative_of_definition", lambda: sp.diff(_HUB_LOSS, _t_real), _HUB_DL),
+        symbolic.exact_rational("A1_on_the_pieces", _hub_a1_facts,
+                                why="(A1) for ℓ_Hub (sympy limits, is_increasing, solveset on the pieces)"),
+        symbolic.truth("ratio_le_1", lambda: sp.solveset(_HUB_DL / _t_real <= 1, _t_real, _NONZERO) == _NONZERO,
+                       why="solveset of ℓ_Hub'(s)/s <= 1 over s != 0 is all of s != 0"),
         symbolic.truth("outer_ratio_lt_1", lambda: sp.simplify(1 / (1 + _t_sym) < 1),
                        why="1/|s| < 1 for |s| = 1 + t, t > 0"),
         symbolic.truth("A2_fails_every_finite_beta", lambda: sp.Gt(_c_sym * _t_sym**_b_sym, 0),
@@ -614,8 +619,12 @@ EX1_HUB = Claim(
                 sampling.forall("A2_beta_2", st.fractions(Fraction(1, 10**6), 1, max_denominator=10**6),
                                 _hub_a2_beta2, examples=(100, 500))),
         Planted("p2", "ℓ_Hub'(s)/s < 1 for all s ≠ 0",
-                sampling.forall("ratio_lt_1", _nonzero_fracs, _hub_ratio_lt_1, examples=(200, 2000))),
+                symbolic.truth("ratio_lt_1", lambda: sp.solveset(_HUB_DL / _t_real < 1, _t_real, _NONZERO)
+                               == _NONZERO,
+                               why="solveset of ℓ_Hub'(s)/s < 1 over s != 0 is |s| > 1 only")),
     ),
+    notes="Exact: sympy decides each part on the pieces of the Piecewise definition. #p1 (some c works "
+          "for β = 2) is refuted on sampled c in exact rationals, each failing at s = c/2 (r = 1 there).",
 )
 
 # ---- ℓ_β
