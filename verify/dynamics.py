@@ -127,147 +127,207 @@ _FIELDS = [f for f in Lanes.__dataclass_fields__ if f not in ("eta", "x0", "y0",
 
 
 # ----------------------------------------------------------------------------- numba engine
-def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, qs_shift, track, out_i, out_f):
-    """Run every lane to its own stop; integer outputs in out_i[k, lane], floats in out_f[k, lane]."""
-    n = x0.shape[0]
-    for i in numba.prange(n):
-        x = x0[i]
-        y = y0[i]
-        e = eta[i]
-        thr = 2.0 / e
-        lp = 0.0
-        lpc = 0.0  # Kahan compensation of the log-product
-        prod = 1.0
-        status = 3
-        t_bar = -1
-        bounce = 0
-        t0 = -1
-        bounce0 = 0
-        s_cross = np.nan
-        s_lb = np.nan
-        d_lb = np.nan
-        smax = 0.0
-        smax0 = 0.0
-        xmax0 = 0.0
-        D_t0 = np.nan
-        qmin = np.inf
-        qmax = 0.0
-        qcnt = 0
-        cmin = np.inf
-        t_small = -1
+# float state rows
+_FX, _FY, _FE, _FTHR, _FLP, _FLPC, _FPROD, _FSCR, _FSLB, _FDLB, _FSMAX, _FSMAX0, _FXMAX0, _FDT0, _FQMIN, _FQMAX, _FCMIN, _FTAIL = range(18)
+# int state rows
+_ILANE, _ISTATUS, _IT, _ITBAR, _IBOUNCE, _IT0, _IBOUNCE0, _IQCNT, _ITSMALL = range(9)
+_BLOCK = 8
+
+
+def _block_load_py(F, N, b, i, x0, y0, eta):
+    F[_FX, b] = x0[i]
+    F[_FY, b] = y0[i]
+    F[_FE, b] = eta[i]
+    F[_FTHR, b] = 2.0 / eta[i]
+    F[_FLP, b] = 0.0
+    F[_FLPC, b] = 0.0
+    F[_FPROD, b] = 1.0
+    F[_FSCR, b] = np.nan
+    F[_FSLB, b] = np.nan
+    F[_FDLB, b] = np.nan
+    F[_FSMAX, b] = 0.0
+    F[_FSMAX0, b] = 0.0
+    F[_FXMAX0, b] = 0.0
+    F[_FDT0, b] = np.nan
+    F[_FQMIN, b] = np.inf
+    F[_FQMAX, b] = 0.0
+    F[_FCMIN, b] = np.inf
+    F[_FTAIL, b] = np.nan
+    N[_ILANE, b] = i
+    N[_ISTATUS, b] = -1  # running
+    N[_IT, b] = 0
+    N[_ITBAR, b] = -1
+    N[_IBOUNCE, b] = 0
+    N[_IT0, b] = -1
+    N[_IBOUNCE0, b] = 0
+    N[_IQCNT, b] = 0
+    N[_ITSMALL, b] = -1
+
+
+def _block_store_py(F, N, b, out_i, out_f):
+    i = N[_ILANE, b]
+    status = N[_ISTATUS, b]
+    x = F[_FX, b]
+    y = F[_FY, b]
+    lp = F[_FLP, b]
+    if F[_FPROD, b] != 1.0:
+        lp += math.log(F[_FPROD, b]) - F[_FLPC, b]
+    tail = F[_FTAIL, b]
+    if status == 3:
         tail = np.nan
-        t = 0
-        while t < max_steps:
-            if x == 0.0:
+    elif status == 1:
+        tail = 0.0
+    qcnt = N[_IQCNT, b]
+    out_i[0, i] = status
+    out_i[1, i] = N[_IT, b]
+    out_i[2, i] = N[_ITBAR, b]
+    out_i[3, i] = N[_IBOUNCE, b]
+    out_i[4, i] = N[_IT0, b]
+    out_i[5, i] = N[_IBOUNCE0, b]
+    out_i[6, i] = qcnt
+    out_i[7, i] = N[_ITSMALL, b]
+    out_f[0, i] = x
+    out_f[1, i] = y
+    out_f[2, i] = y * y - x * x
+    out_f[3, i] = lp
+    out_f[4, i] = tail
+    out_f[5, i] = F[_FSCR, b]
+    out_f[6, i] = F[_FSLB, b]
+    out_f[7, i] = F[_FDLB, b]
+    out_f[8, i] = F[_FSMAX, b]
+    out_f[9, i] = F[_FSMAX0, b]
+    out_f[10, i] = F[_FXMAX0, b]
+    out_f[11, i] = F[_FDT0, b]
+    out_f[12, i] = F[_FQMIN, b] if qcnt > 0 else np.nan
+    out_f[13, i] = F[_FQMAX, b] if qcnt > 0 else np.nan
+    out_f[14, i] = F[_FCMIN, b]
+
+
+_block_load = numba.njit(_block_load_py)
+_block_store = numba.njit(_block_store_py)
+
+
+def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, qs_shift, track, out_i, out_f):
+    """Run every lane to its own stop; integer outputs in out_i[k, lane], floats in out_f[k, lane].
+
+    Lanes are advanced in an interleaved block of _BLOCK slots (one step per slot per sweep, a
+    finished lane's slot is refilled from the queue), so the CPU overlaps the latency chains of
+    independent lanes; each lane's arithmetic is exactly that of a lone scalar loop.
+    """
+    n = x0.shape[0]
+    F = np.empty((18, _BLOCK))
+    N = np.empty((9, _BLOCK), dtype=np.int64)
+    nxt = 0
+    live = 0
+    for b in range(_BLOCK):
+        if nxt < n:
+            _block_load(F, N, b, nxt, x0, y0, eta)
+            nxt += 1
+            live += 1
+        else:
+            N[_ISTATUS, b] = -2  # empty slot
+    while live > 0:
+        for b in range(_BLOCK):
+            if N[_ISTATUS, b] != -1:
+                continue
+            i = N[_ILANE, b]
+            x = F[_FX, b]
+            y = F[_FY, b]
+            e = F[_FE, b]
+            t = N[_IT, b]
+            status = -1
+            if t >= max_steps:
+                status = 3
+            elif x == 0.0:
                 status = 1
-                break
-            s = x * y
-            a = abs(s)
-            y2 = y * y
-            if a > smax:
-                smax = a
-            if t0 < 0 and (x <= 0.0 or a <= s_c):
-                t0 = t
-                D_t0 = y2 - x * x
-            if t0 >= 0:
-                if a > smax0:
-                    smax0 = a
-                if abs(x) > xmax0:
-                    xmax0 = abs(x)
-            if t_small < 0 and a <= s_eps:
-                t_small = t
-            if y2 > thr:
-                bounce += 1
-                delta = e * y2 - 2.0
-                s_lb = a
-                d_lb = delta
+            else:
+                s = x * y
+                a = abs(s)
+                y2 = y * y
+                if a > F[_FSMAX, b]:
+                    F[_FSMAX, b] = a
+                t0 = N[_IT0, b]
+                if t0 < 0 and (x <= 0.0 or a <= s_c):
+                    t0 = t
+                    N[_IT0, b] = t
+                    F[_FDT0, b] = y2 - x * x
                 if t0 >= 0:
-                    bounce0 += 1
-                    if beta > 0.0 and delta >= qs_lo[i] and delta <= qs_hi:
-                        q = a ** beta / (delta + qs_shift[i])
-                        qcnt += 1
-                        if q < qmin:
-                            qmin = q
-                        if q > qmax:
-                            qmax = q
-            elif t_bar < 0 and y2 < thr:
-                t_bar = t
-                s_cross = a
-            g = dl(s, params)
-            eg = e * g
-            xn = x - eg * y
-            yn = y - eg * x
-            # product of (1 - (eta l')^2): multiplied in blocks, flushed into a Kahan-compensated log
-            prod *= 1.0 - eg * eg
-            if prod < 1e-100 or (t & 1023) == 1023:
-                term = math.log(prod) - lpc
-                tmp = lp + term
-                lpc = (tmp - lp) - term
-                lp = tmp
-                prod = 1.0
-            if not (abs(xn) < _HUGE and abs(yn) < _HUGE):
-                status = 2
-                x = xn
-                y = yn
-                t += 1
-                break
-            if track and t_bar >= 0 and xn != 0.0:
-                rho = 2.0 - e * y2
-                if rho > 0.0:
-                    c = math.log(abs(x) / abs(xn)) / rho
-                    if c < cmin:
-                        cmin = c
-            xo2 = x * x
-            x = xn
-            y = yn
-            t += 1
-            if x == 0.0:  # exactly on the y-axis: G(0, y) = (0, y) forever
-                status = 1
-                break
-            if abs(x) <= xtol:
-                status = 0
-                break
-            xn2 = xn * xn
-            if xn2 < xo2 and rtol > 0.0:
-                # remaining relative drop of D: sum eta^2 l'^2 <= eta^2 y^2 sum x_k^2 (|l'(s)| <= |s|)
-                # ~ eta^2 y^2 x^2 / (1 - q^2), q = |x_{t+1}/x_t|; compared without dividing
-                num = e * e * yn * yn * xn2 * xo2
-                if num <= rtol * (xo2 - xn2):
-                    tail = num / (xo2 - xn2)
-                    status = 0
-                    break
-        if prod != 1.0:
-            lp += math.log(prod) - lpc
-        if status == 3 or status == 1:
-            tail = np.nan if status == 3 else 0.0
-        out_i[0, i] = status
-        out_i[1, i] = t
-        out_i[2, i] = t_bar
-        out_i[3, i] = bounce
-        out_i[4, i] = t0
-        out_i[5, i] = bounce0
-        out_i[6, i] = qcnt
-        out_i[7, i] = t_small
-        out_f[0, i] = x
-        out_f[1, i] = y
-        out_f[2, i] = y * y - x * x
-        out_f[3, i] = lp
-        out_f[4, i] = tail
-        out_f[5, i] = s_cross
-        out_f[6, i] = s_lb
-        out_f[7, i] = d_lb
-        out_f[8, i] = smax
-        out_f[9, i] = smax0
-        out_f[10, i] = xmax0
-        out_f[11, i] = D_t0
-        out_f[12, i] = qmin if qcnt > 0 else np.nan
-        out_f[13, i] = qmax if qcnt > 0 else np.nan
-        out_f[14, i] = cmin
+                    if a > F[_FSMAX0, b]:
+                        F[_FSMAX0, b] = a
+                    if abs(x) > F[_FXMAX0, b]:
+                        F[_FXMAX0, b] = abs(x)
+                if N[_ITSMALL, b] < 0 and a <= s_eps:
+                    N[_ITSMALL, b] = t
+                if y2 > F[_FTHR, b]:
+                    N[_IBOUNCE, b] += 1
+                    delta = e * y2 - 2.0
+                    F[_FSLB, b] = a
+                    F[_FDLB, b] = delta
+                    if t0 >= 0:
+                        N[_IBOUNCE0, b] += 1
+                        if beta > 0.0 and delta >= qs_lo[i] and delta <= qs_hi:
+                            q = a ** beta / (delta + qs_shift[i])
+                            N[_IQCNT, b] += 1
+                            if q < F[_FQMIN, b]:
+                                F[_FQMIN, b] = q
+                            if q > F[_FQMAX, b]:
+                                F[_FQMAX, b] = q
+                elif N[_ITBAR, b] < 0 and y2 < F[_FTHR, b]:
+                    N[_ITBAR, b] = t
+                    F[_FSCR, b] = a
+                g = dl(s, params)
+                eg = e * g
+                xn = x - eg * y
+                yn = y - eg * x
+                # product of (1 - (eta l')^2): multiplied in blocks, flushed into a Kahan-compensated log
+                prod = F[_FPROD, b] * (1.0 - eg * eg)
+                if prod < 1e-100 or (t & 1023) == 1023:
+                    lp = F[_FLP, b]
+                    term = math.log(prod) - F[_FLPC, b]
+                    tmp = lp + term
+                    F[_FLPC, b] = (tmp - lp) - term
+                    F[_FLP, b] = tmp
+                    prod = 1.0
+                F[_FPROD, b] = prod
+                if not (abs(xn) < _HUGE and abs(yn) < _HUGE):
+                    status = 2
+                else:
+                    if track and N[_ITBAR, b] >= 0 and xn != 0.0:
+                        rho = 2.0 - e * y2
+                        if rho > 0.0:
+                            c = math.log(abs(x) / abs(xn)) / rho
+                            if c < F[_FCMIN, b]:
+                                F[_FCMIN, b] = c
+                    xo2 = x * x
+                    if xn == 0.0:  # exactly on the y-axis: G(0, y) = (0, y) forever
+                        status = 1
+                    elif abs(xn) <= xtol:
+                        status = 0
+                    else:
+                        xn2 = xn * xn
+                        if xn2 < xo2 and rtol > 0.0:
+                            # remaining relative drop of D: sum eta^2 l'^2 <= eta^2 y^2 sum x_k^2
+                            # (|l'(s)| <= |s|) ~ eta^2 y^2 x^2 / (1 - q^2), q = |x_{t+1}/x_t|
+                            num = e * e * yn * yn * xn2 * xo2
+                            if num <= rtol * (xo2 - xn2):
+                                F[_FTAIL, b] = num / (xo2 - xn2)
+                                status = 0
+                F[_FX, b] = xn
+                F[_FY, b] = yn
+                N[_IT, b] = t + 1
+            if status != -1:
+                N[_ISTATUS, b] = status
+                _block_store(F, N, b, out_i, out_f)
+                if nxt < n:
+                    _block_load(F, N, b, nxt, x0, y0, eta)
+                    nxt += 1
+                else:
+                    N[_ISTATUS, b] = -2
+                    live -= 1
     return 0
 
 
 _engine = numba.njit(nogil=True)(_engine_py)
-_engine_parallel = numba.njit(nogil=True, parallel=True)(_engine_py)
 
 _INT_FIELDS = ["outcome", "steps", "t_bar", "bounce", "t0", "bounce_from_t0", "qs_count", "t_small"]
 _FLOAT_FIELDS = ["x", "y", "D", "log_prod", "tail", "s_cross", "s_last_bounce", "delta_last_bounce",
@@ -301,7 +361,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     ``beta``: exponent in that ratio (default ``loss.beta``; ratios skipped when unknown or infinite).
     ``contraction``: also track min_{t≥t̄} log(|x_t|/|x_{t+1}|)/ρ_t (eq15; costs a log per step).
     ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when the loss has a kernel).
-    ``parallel``: spread lanes over numba threads (results identical: lanes are independent).
+    ``parallel``: two threads on the two halves of the lanes (results identical: lanes are independent).
     """
     x0, y0, eta = _as_lanes(x0, y0, eta)
     n = len(eta)
@@ -316,8 +376,27 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     if use_numba:
         if loss.kernel is None:
             raise ValueError(f"loss {loss.name!r} has no numba kernel; use engine='numpy'")
-        (_engine_parallel if parallel else _engine)(loss.kernel, _params(loss), x0, y0, eta, int(max_steps), float(xtol), float(rtol),
-                float(s_c), float(s_eps), b, qs_lo, float(hi), qs_sh, bool(contraction), out_i, out_f)
+        args = (int(max_steps), float(xtol), float(rtol), float(s_c), float(s_eps), b)
+        if parallel and n > 1:
+            # the compiled engine releases the GIL: two threads, each on a contiguous half of the lanes
+            from concurrent.futures import ThreadPoolExecutor
+            cuts = [0, n // 2, n]
+
+            def part(j):
+                lo_, hi_ = cuts[j], cuts[j + 1]
+                oi = np.zeros((len(_INT_FIELDS), hi_ - lo_), dtype=np.int64)
+                of = np.zeros((len(_FLOAT_FIELDS), hi_ - lo_), dtype=np.float64)
+                _engine(loss.kernel, _params(loss), x0[lo_:hi_], y0[lo_:hi_], eta[lo_:hi_], *args,
+                        np.ascontiguousarray(qs_lo[lo_:hi_]), float(hi), np.ascontiguousarray(qs_sh[lo_:hi_]),
+                        bool(contraction), oi, of)
+                out_i[:, lo_:hi_] = oi
+                out_f[:, lo_:hi_] = of
+
+            with ThreadPoolExecutor(2) as pool:
+                list(pool.map(part, range(2)))
+        else:
+            _engine(loss.kernel, _params(loss), x0, y0, eta, *args, qs_lo, float(hi), qs_sh,
+                    bool(contraction), out_i, out_f)
         used = "numba"
     else:
         _numpy_engine(loss, x0, y0, eta, int(max_steps), float(xtol), float(rtol), float(s_c),
