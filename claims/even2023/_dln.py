@@ -214,6 +214,8 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
     full = b >= n
     for lane in range(L):
         np.random.seed(seeds[lane])
+        for i in range(n):      # a lane's batches depend only on its own seed
+            perm[i] = i
         gamma = gammas[lane]
         u = math.sqrt(2.0) * alpha.copy()
         v = np.zeros(d)
