@@ -6,12 +6,15 @@ The map is G_η(x, y) = (x − η ℓ'(xy) y, y − η ℓ'(xy) x). One call run
 
 Paths
 -----
-* :func:`run` — float64, compiled with numba when the loss carries a kernel (one compiled engine
-  per kernel, cached), else a vectorised numpy fallback with the same semantics.
+* :func:`run` — float64, compiled with numba when the loss carries a kernel (the loss kernel is a
+  first-class argument; numba compiles one specialisation per kernel per process), else a
+  vectorised numpy fallback with the same semantics. The compiled engine advances 8 lanes in an
+  interleaved block (a finished lane's slot is refilled from the queue) so that the CPU overlaps
+  independent dependency chains; each lane's arithmetic is exactly that of a scalar loop.
 * :func:`run_hp` — the same map at ≥ 30 significant digits, on a few lanes: python-flint ``arb``
-  arithmetic at 2·(digits)+… bits (ball midpoints kept each step, so the radius does not grow
-  through the unstable bouncing phase), with the loss lambdified into arb operations; losses whose
-  expression cannot be mapped fall back to mpmath at the same digits.
+  arithmetic at ⌈3.33·digits⌉ + 16 bits (ball midpoints kept each step, so the radius does not
+  grow through the unstable bouncing phase), with the loss lambdified into arb operations; losses
+  whose expression cannot be mapped fall back to mpmath (scoped ``mpmath.workdps``).
 * :func:`run_dd` — the same map in compiled double-double arithmetic (~106 bits, ≈ 31.9 digits),
   ~30x faster than a naive mpmath loop, for cross-checking long (small-η) lanes.
 * :func:`cross_check` — runs both and reports the disagreement; a check must treat a disagreement
@@ -33,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import numba
