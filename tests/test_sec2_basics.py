@@ -103,3 +103,16 @@ def test_fact4_witness_is_exact_and_refutes():
     assert not printed_survives
     assert data["A1_and_A2"] and data["A2plus_fails_for_R_ge_half"]
     assert C._witness_dl(Fraction(-1, 2)) == Fraction(-1, 2)
+
+
+def test_frozen_start_roots_are_certified_and_agree_with_the_bisection():
+    """The arb root of Φ (fact3.frozen) lies inside the 60-digit mpmath bracket of frozen_start."""
+    from claims.ahn2023 import sec2_basics as B
+    name, dl, dlt, et, bracket = B._FROZEN_ROOTS[0]
+    ev = B._frozen_root_check(name, dl, dlt, et, bracket)(Context(seed=0))
+    assert ev.status == Status.PROVED and ev.data["width"] < 1e-25
+    r = frozen_start(RSYM, "1/2", "1/10")
+    lo, hi = ev.data["root"]
+    assert lo - 1e-15 <= float(mpmath.mpf(r["u_hi"])) <= hi + 1e-15
+    ev2 = B._frozen_root_check(*B._FROZEN_ROOTS[2])(Context(seed=0))  # ℓ_2: the root is exactly η = 1/5
+    assert ev2.status == Status.PROVED and ev2.data["root"][0] <= 0.2 <= ev2.data["root"][1]
