@@ -485,7 +485,7 @@ PROP15 = Claim(
                                    {"s": s}), examples=(300, 3000)),
         Check("suff_stress_E9", _prop15_suff, "TRAJ"),
         sampling.forall("gt_q_negative_needs_sqrt2", st.floats(-5, 5).filter(lambda s: abs(abs(s) - 1) > 1e-9),
-                        lambda s: (not (_q_mp(s) < 0) or abs(s) > math.sqrt(2), {"s": s}),
+                        lambda s: (not (_q_mp(s) < 0) or _exceeds_sqrt2(s), {"s": s}),
                         examples=(300, 3000)),
         Check("need_witness_E9", _prop15_need(False), "TRAJ"),
     ),
@@ -503,6 +503,12 @@ def _qpm_mp(s):
             qm = 2 * mpmath.fsum((-s) ** j / j for j in range(2, 30))
             return qp, qm
         return -2 * s - 2 * mpmath.log(abs(1 - s)), 2 * s - 2 * mpmath.log(abs(1 + s))
+
+
+def _exceeds_sqrt2(s) -> bool:
+    """|s| > √2 decided exactly (s is a float, i.e. a dyadic rational: compare s² with 2)."""
+    from fractions import Fraction
+    return Fraction(s) ** 2 > 2
 
 
 def _q_sandwich(s) -> bool:
