@@ -76,14 +76,19 @@ def beta_of(key: str) -> float:
     return float(loss_by_key(key).beta)
 
 
+def _exact(b: float) -> Fraction:
+    """The catalogue β values are small rationals; exponents are formed exactly, then rounded once."""
+    return Fraction(b).limit_denominator(1000)
+
+
 def fast_exponent(b: float) -> float:
     """1/(β−1): the Theorem-2 exponent (0 for β = ∞)."""
-    return 0.0 if math.isinf(b) else 1.0 / (b - 1.0)
+    return 0.0 if math.isinf(b) else float(1 / (_exact(b) - 1))
 
 
 def qs_exponent(b: float) -> float:
     """β/(β−1): δ-scale η^{β/(β−1)} below which the quasi-static picture fails."""
-    return b / (b - 1.0)
+    return float(_exact(b) / (_exact(b) - 1))
 
 
 GAP = lambda r, eta: r.gap  # noqa: E731  2/η − y_∞²
@@ -597,7 +602,7 @@ def _rem3_law(b: float) -> tuple[float, object, str]:
         return -2.0, None, "T ≍ η^{-2}"
     if b == 2:
         return -2.0, (lambda eta: np.log(1 / eta)), "T ≍ η^{-2} log(1/η)"
-    return -b / (b - 1), None, "T ≍ η^{-β/(β−1)}"
+    return -qs_exponent(b), None, "T ≍ η^{-β/(β−1)}"
 
 
 def _rem3_rate(key: str, exponent=None, name=None, tol=0.1) -> Check:
