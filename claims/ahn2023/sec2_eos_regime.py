@@ -627,6 +627,20 @@ def _rem3_agree(ctx: Context) -> Evidence:
                    f"{100 * worst:.2f}% for η <= e^-4", per_loss=rows, tolerance=0.05)
 
 
+_B = sp.Symbol("beta", positive=True)
+
+
+def _rem3_sum_exponent():
+    """Exponent of η in η^{-2} · 2^{K(2/β − 1)} when 2^{-K} = η^{β/(β−1)} (the last phase dominates)."""
+    return -2 - (2 / _B - 1) * _B / (_B - 1)
+
+
+def _rem3_sum_converges():
+    """For β > 2 the phase lengths 2^{k(2/β−1)}/η² sum to O(η^-2): the ratio 2^{2/β−1} < 1."""
+    u = sp.Symbol("u", positive=True)  # β = 2 + u
+    return sp.simplify(2 / (2 + u) - 1) < 0
+
+
 REM3_KEYS = ("beta=4/3", "beta=3/2", "beta=2", "beta=3", "beta=4", "beta=10", "rsym", "sqrt")
 
 REM3 = Claim(
@@ -641,7 +655,11 @@ REM3 = Claim(
     notes="T := #{t : y_t² > 2/η} (spec §7 F15), fitted on η = e^{-k}, k ∈ [2, 5]; tolerance 0.1. The "
           "count from the operational t₀ is compared in `t0_count_agrees`.",
     checks=(combine("bounce_length_rate", {k: _rem3_rate(k) for k in REM3_KEYS}, "RATE"),
-            Check("t0_count_agrees", _rem3_agree, "TRAJ")),
+            Check("t0_count_agrees", _rem3_agree, "TRAJ"),
+            symbolic.identity("phase_sum_exponent", lambda: _rem3_sum_exponent(), lambda: -_B / (_B - 1),
+                              why="β < 2: η^-2 · 2^{K(2/β−1)} with 2^{-K} = η^{β/(β−1)} is η^{-β/(β−1)}"),
+            symbolic.truth("phase_sum_bounded_beta_gt_2", lambda: _rem3_sum_converges(),
+                           why="β > 2: Σ_k 2^{k(2/β−1)} is a convergent geometric series, so T ≍ η^-2")),
     planted=(
         Planted("p1", "T ≍ η^{-1}", combine("p1", {k: _rem3_rate(k, -1.0) for k in ("beta=3", "rsym")}, "RATE")),
         Planted("p2", "T ≍ η^{-1/(β−1)} for β < 2", combine("p2", {
