@@ -567,6 +567,7 @@ EX1_SQRT_A3 = Claim(
                        == sp.Interval.open(2, sp.oo)),
         symbolic.identity("sharpness", lambda: sp.limit((1 - 1 / sp.sqrt(1 + S**2)) / S**2, S, 0, "+"),
                           sp.Rational(1, 2)),
+        even_in_s("inequality_even", sqrt_a3),
         certified("A3_C_1_2_arb", sqrt_a3, 0, 2, tail_check=tail("A3_beyond_2", sqrt_a3, 2),
                   why="independent of the squared form: [0, 2] in arb, s >= 2 by sympy; s < 0 by evenness"),
     ),
