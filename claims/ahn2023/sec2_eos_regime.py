@@ -95,24 +95,36 @@ GAP = lambda r, eta: r.gap  # noqa: E731  2/η − y_∞²
 
 
 def _all_runs(name: str, keys, ms, predicate, describe: str, kind: str = "TRAJ") -> Check:
-    """``predicate(lanes, m) -> bool array`` must hold on every lane of every (loss, m) sweep."""
+    """``predicate(lanes, m) -> bool array`` must hold on every lane of every (loss, m) sweep.
+
+    Only lanes that ended decided (converged or frozen) can refute; a failure on a lane that hit the
+    step budget or diverged numerically makes the check inconclusive instead."""
 
     def run(ctx: Context) -> Evidence:
-        total, fails, first = 0, 0, None
+        total, fails, undecided, first, first_open = 0, 0, 0, None, None
         for key in keys:
             for m in ms:
                 r = lanes(key, ks_for(ctx, key, 1.0, ctx.pick(4.0, 5.0)), m)
                 ok = np.asarray(predicate(r, m), bool)
+                decided = (r.outcome == dynamics.Outcome.CONVERGED) | (r.outcome == dynamics.Outcome.FROZEN)
                 total += len(ok)
-                if (~ok).any():
-                    fails += int((~ok).sum())
+                bad, open_ = ~ok & decided, ~ok & ~decided
+                if bad.any():
+                    fails += int(bad.sum())
                     if first is None:
-                        i = int(np.nonzero(~ok)[0][0])
-                        first = {"loss": key, "m": m, **r.lane(i)}
+                        first = {"loss": key, "m": m, **r.lane(int(np.nonzero(bad)[0][0]))}
+                if open_.any():
+                    undecided += int(open_.sum())
+                    if first_open is None:
+                        first_open = {"loss": key, "m": m, **r.lane(int(np.nonzero(open_)[0][0]))}
         data = {"runs": total, "losses": list(keys), "m_values": list(ms), "k_max": ctx.pick(4.0, 5.0)}
         if fails:
             return outcome(Status.REFUTED, f"{describe}: fails on {fails}/{total} runs; first witness "
                            f"{first['loss']} eta={first['eta']:.4g}", witness=first, **data)
+        if undecided:
+            return outcome(Status.INCONCLUSIVE, f"{describe}: {undecided} run(s) ended "
+                           f"{first_open['outcome']} (not converged); raise the step budget",
+                           undecided=first_open, **data)
         return outcome(Status.SUPPORTED, f"{describe}: holds on all {total} runs", **data)
 
     return Check(name, run, kind)
