@@ -118,6 +118,11 @@ class Part:
 
 # ============================================================================ sympy helpers
 _SIMPLIFIED: dict = {}
+_GAVE_UP: list = []  # what ran out of its sympy / interval time budget during the current audit
+
+
+def _gave_up(what: str, seconds: float) -> None:
+    _GAVE_UP.append(f"{what} (after {seconds:g} s)")
 
 
 def _simplify(e: sp.Expr, seconds: float = SYM_SECONDS) -> sp.Expr:
@@ -128,6 +133,7 @@ def _simplify(e: sp.Expr, seconds: float = SYM_SECONDS) -> sp.Expr:
         with time_budget(seconds):
             out = sp.simplify(e)
     except BudgetExceeded:
+        _gave_up(f"simplify {sp.sstr(e)[:60]}", seconds)
         return e
     except Exception:
         return e
@@ -160,6 +166,7 @@ def _is_zero(e: sp.Expr, seconds: float = SYM_SECONDS) -> bool | None:
                 if z.is_zero is False and z.is_number:
                     return False
     except BudgetExceeded:
+        _gave_up(f"zero test of {sp.sstr(e)[:60]}", seconds)
         return None
     except Exception:
         return None
@@ -195,6 +202,7 @@ def _limit(e: sp.Expr, x: sp.Symbol, at: Any, seconds: float = 3.0) -> sp.Expr |
                 return None
             return r
     except BudgetExceeded:
+        _gave_up(f"limit of {sp.sstr(e)[:60]} at {at}", seconds)
         return None
     except Exception:
         return None
@@ -217,13 +225,14 @@ class Cell:
     d2l: sp.Expr           # ℓ''
     _f: dict = field(default_factory=dict, repr=False)
 
-    def fn(self, which: str) -> Callable:
-        if which not in self._f:
+    def fn(self, which: str, float_path: bool = False) -> Callable:
+        key = (which, float_path)
+        if key not in self._f:
             expr = getattr(self, which)
             # lambdify only ever sees expressions built by the whitelist parser (or the caller's
             # own sympy object): printing and compiling them runs no user-supplied code
-            self._f[which] = sp.lambdify(S, expr, modules="mpmath")
-        return self._f[which]
+            self._f[key] = sp.lambdify(S, expr, modules="math" if float_path else "mpmath")
+        return self._f[key]
 
     def contains(self, p: Any) -> bool:
         return (self.lo == -sp.oo or p > self.lo) and (self.hi == sp.oo or p < self.hi)
@@ -410,6 +419,19 @@ class _Exact:
         if c is None:
             return None
         if which == "l" and c.l is None:
+            return None
+        # float pre-check: a value beyond 1e300 (exp(exp(s)) at s = 1e8 ...) is skipped instead of
+        # being computed exactly, which could take unbounded time and memory
+        try:
+            fv = c.fn(which, True)(float(p))
+            if isinstance(fv, complex):
+                fv = fv.real if abs(fv.imag) < 1e-300 else math.nan
+            fv = float(fv)
+        except OverflowError:
+            return None
+        except (ZeroDivisionError, ValueError, TypeError):
+            fv = 0.0  # let the exact path decide (a removable 0/0, a complex value ...)
+        if math.isinf(fv) or math.isnan(fv) or abs(fv) > 1e300:
             return None
         with mpmath.workdps(max(DPS, mpmath.mp.dps)):
             try:
@@ -848,7 +870,10 @@ def _leading(g: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
             if a.has(T) or not a.is_number or not b.is_number or a == 0:
                 return None
             return sp.nsimplify(a) if a.is_Float else a, b
-    except (BudgetExceeded, Exception):
+    except BudgetExceeded:
+        _gave_up(f"leading term of {sp.sstr(g)[:60]}", 4.0)
+        return None
+    except Exception:
         return None
 
 
@@ -1402,6 +1427,10 @@ def _predictions(beta: Any, tags: dict[str, str]) -> dict:
         elif rule == "finite" or any(t in ("A3", "A2+") for t in need):
             ok = ok and not inf
         (applicable if ok else blocked).append(cid)
+    out["holds"] = _holds(tags.get("A1", INCONCLUSIVE)) and _holds(tags.get("A2", INCONCLUSIVE))
+    if not out["holds"]:
+        out["note"] = ("(A1) and (A2) do not both hold (proved or supported): the laws above are what "
+                       "ahn2023 would predict for this β, not consequences")
     out["applicable_claims"] = sorted(set(applicable))
     out["not_applicable_claims"] = sorted(set(blocked) - set(applicable))
     out["claims_source"] = source
@@ -1629,9 +1658,16 @@ def audit(loss_or_expr: Any, derivative: bool = False, confirm: bool = True, see
     subject, text = _to_subject(loss_or_expr, derivative)
     if isinstance(subject, tuple):
         return _audit_numeric(subject[0], subject[1], text, confirm, seed)
+    _GAVE_UP.clear()
     with mpmath.workdps(DPS):
         L = _Exact(subject, derivative, text)
-        return _audit_exact(L, confirm, seed, _rescale)
+        result = _audit_exact(L, confirm, seed, _rescale)
+    if _GAVE_UP:
+        shown = "; ".join(sorted(set(_GAVE_UP))[:4])
+        result.notes.append(f"sympy gave up on {len(_GAVE_UP)} step(s) within their time budgets "
+                            f"({shown}{' …' if len(set(_GAVE_UP)) > 4 else ''}); the parts concerned "
+                            "fell back to interval or numeric evidence")
+    return result
 
 
 def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditResult:

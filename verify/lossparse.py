@@ -45,6 +45,8 @@ FUNCTIONS: dict[str, tuple[Any, int, int | None]] = {
     "asinh": (sp.asinh, 1, 1), "acosh": (sp.acosh, 1, 1), "atanh": (sp.atanh, 1, 1),
     "erf": (sp.erf, 1, 1),
 }
+_GROWTH = ("exp", "sinh", "cosh")
+MAX_GROWTH_ARG = 1e4       # exp(constant) stays below ~10^4343
 LOGIC = {"And": sp.And, "Or": sp.Or, "Not": sp.Not}
 CONSTANTS = {"pi": sp.pi, "E": sp.E}
 VARIABLE = "s"
@@ -207,7 +209,12 @@ class _Builder:
             if n < lo or (hi is not None and n > hi):
                 want = f"{lo}" if hi == lo else f"at least {lo}"
                 raise _reject(text, node, f"{name} takes {want} argument(s), got {n}")
-            return fn(*[self.expr(a) for a in node.args])
+            args = [self.expr(a) for a in node.args]
+            if name in _GROWTH and args[0].is_number:
+                v = _number_value(args[0])
+                if v is None or abs(v) > MAX_GROWTH_ARG:
+                    raise _reject(text, node, f"{name} of a constant beyond ±{MAX_GROWTH_ARG:g} is too large")
+            return fn(*args)
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             raise _reject(text, node, "a comparison is only allowed as a Piecewise condition")
         if isinstance(node, ast.Tuple):
