@@ -885,6 +885,20 @@ def _inverse_factorials(n: int) -> np.ndarray:
 _INV_FACT = _inverse_factorials(18)
 
 
+def _dd_table(values) -> np.ndarray:
+    out = np.zeros((len(values), 2))
+    with mpmath.workdps(50):
+        for k, v in enumerate(values):
+            out[k, 0] = float(v)
+            out[k, 1] = float(v - out[k, 0])
+    return out
+
+
+with mpmath.workdps(50):
+    _TANH_TABLE = _dd_table([mpmath.tanh(mpmath.mpf(j) / 64) for j in range(33)])
+    _TANH_TAYLOR = _dd_table(mpmath.taylor(mpmath.tanh, 0, 15)[1::2])  # coefficients of r^1, r^3, ..., r^15
+
+
 @numba.njit(cache=True)
 def dd_expm1_small(xh, xl):
     """e^x − 1 for |x| <= 1: Taylor polynomial (Horner, 1/k! as double-double constants) at x/16,
@@ -950,9 +964,21 @@ def dd_tanh(ah, al):
         qh, ql = dd_div(2.0, 0.0, dh, dl)
         rh, rl = dd_sub(1.0, 0.0, qh, ql)
     else:
-        mh, ml = dd_expm1_small(2.0 * th, 2.0 * tl)
-        dh, dl = dd_add(mh, ml, 2.0, 0.0)
-        rh, rl = dd_div(mh, ml, dh, dl)
+        # table reduction: s = j/64 + r, |r| <= 1/128; tanh(s) = (T + τ)/(1 + Tτ) with T = tanh(j/64)
+        # from the table and τ = tanh(r) from its odd Taylor polynomial (terms to r^15: < 2e-37)
+        j = int(math.floor(th * 64.0 + 0.5))
+        rh, rl = dd_sub(th, tl, j / 64.0, 0.0)
+        uh, ul = dd_mul(rh, rl, rh, rl)
+        ph, pl = _TANH_TAYLOR[7, 0], _TANH_TAYLOR[7, 1]
+        for k in range(6, -1, -1):
+            ph, pl = dd_mul(ph, pl, uh, ul)
+            ph, pl = dd_add(ph, pl, _TANH_TAYLOR[k, 0], _TANH_TAYLOR[k, 1])
+        wh, wl = dd_mul(ph, pl, rh, rl)
+        Th, Tl = _TANH_TABLE[j, 0], _TANH_TABLE[j, 1]
+        nh, nl = dd_add(Th, Tl, wh, wl)
+        qh, ql = dd_mul(Th, Tl, wh, wl)
+        dh, dl = dd_add(1.0, 0.0, qh, ql)
+        rh, rl = dd_div(nh, nl, dh, dl)
     return (-rh, -rl) if neg else (rh, rl)
 
 
