@@ -20,7 +20,7 @@ import sympy
 from hypothesis import strategies as st
 
 from verify import Claim, Figure, Planted, Status
-from verify import asymptotic, sampling, symbolic
+from verify import asymptotic, certify, sampling, symbolic
 from verify.claim import check, outcome
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _mean_model as mm
@@ -490,6 +490,25 @@ def _kappa_sandwich(swapped: bool):
     return prop
 
 
+def _kappa_certificate():
+    """κ(b) = −∫_b^0 h(u) du with h = g/g' = g/Φ. If h is non-decreasing on [−1, 0], then
+    h(−1) ≤ h(u) ≤ h(0) there, so h(0)·b ≤ κ(b) ≤ h(−1)·b for b ∈ [−1, 0], with h(0) = M = √(2/π)
+    and h(−1) = m. The premises: h' = (Φ² − gφ)/Φ² (exact, sympy), Φ² − gφ ≥ 0 on [−1, 0]
+    (certified in arb), and h(0) = √(2/π) (exact)."""
+    s = S()
+    sp, b = s["sp"], s["b"]
+    g_b, Phi, phi = s["g"], s["Phi"], s["phi"]
+    return symbolic.all_of("sandwich_certificate", (
+        symbolic.identity("h_prime", lambda: sp.diff(g_b / Phi, b), lambda: (Phi ** 2 - g_b * phi)
+                          / Phi ** 2),
+        certify.nonnegative("h_prime_numerator_nonnegative_on_minus1_0", Phi ** 2 - g_b * phi,
+                            -1, 0, var=b,
+                            why="g/g' is non-decreasing on [-1, 0] (log-concavity of g)"),
+        symbolic.identity("h_at_0_is_M", lambda: (g_b / Phi).subs(b, 0),
+                          lambda: sp.sqrt(2 / sp.pi)),
+    ))
+
+
 FACT8_KAPPA = Claim(
     id="ahn2023.fact8.kappa",
     source=PAPER.at("§3.2; §7 F18"),
@@ -497,18 +516,19 @@ FACT8_KAPPA = Claim(
     statement=r"\kappa'(0) = \sqrt{2/\pi};\ Mb \le \kappa(b) \le mb,\ b\in[-1,0],\ M = \sqrt{2/\pi},"
               r"\ m = g(-1)/\Phi(-1)",
     uses=("ahn2023.lem2", "ahn2023.def9"),
-    expect="supported",
+    expect="proved",
     checks=(
         symbolic.identity("kappa_prime_at_0",
                           lambda: (S()["g"] / S()["Phi"]).subs(S()["b"], 0),
                           lambda: _sp().sqrt(2 / _sp().pi)),
-        sampling.forall("sandwich_on_minus1_0", st.floats(-1.0, -1e-4), _kappa_sandwich(False),
-                        examples=(60, 400)),
+        _kappa_certificate(),
     ),
     planted=(Planted("p2", "constants swapped: m b ≤ κ(b) ≤ M b",
                      sampling.forall("p2", st.floats(-1.0, -1e-4), _kappa_sandwich(True),
                                      examples=(60, 400))),),
-    notes="Sampled at 30 digits (mpmath quadrature); an interval certificate may upgrade it.",
+    notes="Proved from the monotonicity of g/g' on [−1, 0] (an arb certificate of Φ² − gφ ≥ 0 "
+          "there plus exact sympy identities) and the elementary bound of an integral of a "
+          "monotone function; the planted swap is refuted by 30-digit quadrature of κ.",
 )
 
 
@@ -1026,39 +1046,25 @@ FACT9_IV = Claim(
 )
 
 
-@check("thin_margins", "INT")
-def _margins(ctx):
-    return _margins_with(0.08)(ctx)
-
-
-def _margins_with(level):
-    def run(ctx):
-        sp = _sp()
-        with mpmath.workdps(50):
-            g_m1 = mm.g_mp(-1)
-            g_m1_alt = mpmath.npdf(1) - mpmath.ncdf(-1)
-            m1 = g_m1 - mpmath.mpf(level)
-        parts = {
-            "pi_0.08sq_over_4_ge_1/200": bool(sp.pi * sp.Rational(8, 100) ** 2 / 4
-                                              >= sp.Rational(1, 200)),
-            "pi_0.08_over_2_ge_1/200": bool(sp.pi * sp.Rational(8, 100) / 2 >= sp.Rational(1, 200)),
-            # h(γ) = 1 − e^{−γ} − γ/2 is concave with h(0) = 0 and h(1) = 1/2 − 1/e > 0, so h ≥ 0
-            "concave_h": bool(sp.simplify(sp.diff(1 - sp.exp(-sp.Symbol("x")) - sp.Symbol("x") / 2,
-                                                   sp.Symbol("x"), 2) + sp.exp(-sp.Symbol("x"))) == 0),
-            "h_at_1_positive": bool(sp.Rational(1, 2) - sp.exp(-1) > 0),
-        }
-        data = {"g_minus1": mpmath.nstr(g_m1, 20), "g_minus1_margin_over_level": float(m1),
-                "level": level, "phi1_minus_Phi_minus1_agrees": bool(abs(g_m1 - g_m1_alt) < 1e-45),
-                "pi_0.08sq_over_4": float(sp.N(sp.pi * sp.Rational(8, 100) ** 2 / 4, 20)),
-                "dps": 50, "exact_parts": parts}
-        if m1 <= 0:
-            return outcome(Status.REFUTED, f"g(−1) = {mpmath.nstr(g_m1, 12)} is not > {level}", **data)
-        if not all(parts.values()):
-            return outcome(Status.REFUTED, f"an exact margin fails: {parts}", **data)
-        return outcome(Status.SUPPORTED, f"g(−1) = {mpmath.nstr(g_m1, 10)} > {level} (margin "
-                       f"{float(m1):.3e}, 50 digits); π·0.08²/4 ≥ 1/200, π·0.08/2 ≥ 1/200 and "
-                       f"1 − e^(−γ) ≥ γ/2 on (0, 1] exact", **data)
-    return run
+def _margins(level: str):
+    s = S()
+    sp, b = s["sp"], s["b"]
+    x = sp.Symbol("x", real=True)
+    h = 1 - sp.exp(-x) - x / 2
+    return symbolic.all_of("thin_margins", (
+        certify.constant("g_minus1_above_level", s["g"].subs(b, -1), f"> {level}",
+                         why="g(-1) = φ(1) − Φ(−1)"),
+        symbolic.identity("g_minus1_closed_form", s["g"].subs(b, -1),
+                          s["phi"].subs(b, 1) - s["Phi"].subs(b, -1)),
+        symbolic.truth("pi_0.08sq_over_4_ge_1_200",
+                       sp.pi * sp.Rational(8, 100) ** 2 / 4 >= sp.Rational(1, 200)),
+        symbolic.truth("pi_0.08_over_2_ge_1_200", sp.pi * sp.Rational(8, 100) / 2 >= sp.Rational(1, 200)),
+        # h(γ) = 1 − e^{−γ} − γ/2 is concave (h'' = −e^{−γ}) with h(0) = 0 and h(1) = ½ − 1/e > 0,
+        # so h ≥ 0 on [0, 1]
+        symbolic.identity("h_second_derivative", sp.diff(h, x, 2), -sp.exp(-x)),
+        symbolic.identity("h_at_0", h.subs(x, 0), 0),
+        symbolic.truth("h_at_1_positive", h.subs(x, 1) > 0),
+    ))
 
 
 FACT9_MARGINS = Claim(
@@ -1068,10 +1074,10 @@ FACT9_MARGINS = Claim(
     statement=r"g(-1) = \varphi(1) - \Phi(-1) > 0.08,\ \pi\,0.08^2/4 \ge 1/200,\ \pi\,0.08/2 "
               r"\ge 1/200,\ 1 - e^{-\gamma} \ge \gamma/2 \text{ on } (0, 1]",
     uses=("ahn2023.lem2",),
-    expect="supported",
-    checks=(_margins,),
-    planted=(Planted("p1", "g(−1) > 0.085", check("p1", "INT")(_margins_with(0.085))),),
-    notes="g(−1) at 50 digits (mpmath); the other three are exact (sympy).",
+    expect="proved",
+    checks=(_margins("0.08"),),
+    planted=(Planted("p1", "g(−1) > 0.085", _margins("0.085")),),
+    notes="g(−1) enclosed in arb (certified); the other three are exact (sympy).",
 )
 
 
@@ -1263,27 +1269,13 @@ THM4 = Claim(
 )
 
 
-def _example(level):
-    def run(ctx):
-        target = lambda: 2 / mpmath.sqrt(10 * mpmath.pi)
-        root50 = mm.g_inverse(target, dps=50)
-        root70 = mm.g_inverse(target, dps=70)
-        with mpmath.workdps(50):
-            margin = mpmath.mpf(level) - root50
-            residual = abs(mm.g_mp(root50) - target())
-            agree = abs(root50 - root70) < mpmath.mpf(10) ** -45
-        data = {"root": mpmath.nstr(root50, 25), "level": level, "margin": float(margin),
-                "residual": float(residual), "dps": 50, "cross_check_dps": 70,
-                "precisions_agree": bool(agree)}
-        if not agree:
-            return outcome(Status.INCONCLUSIVE, "50- and 70-digit roots disagree", **data)
-        if margin > 0:
-            return outcome(Status.SUPPORTED, f"g⁻¹(2/√(10π)) = {mpmath.nstr(root50, 12)} < {level}"
-                           f" (margin {float(margin):.4e}, findroot at 50 digits, 70-digit check)",
-                           **data)
-        return outcome(Status.REFUTED, f"g⁻¹(2/√(10π)) = {mpmath.nstr(root50, 12)} is not < "
-                       f"{level}", **data)
-    return run
+def _example(level: str):
+    """The unique root of g(b) − 2/√(10π) in [−1/5, 0] (g is increasing), enclosed in arb."""
+    s = S()
+    sp, b = s["sp"], s["b"]
+    return certify.root_bound("root_below_" + level, s["g"] - 2 / sp.sqrt(10 * sp.pi),
+                              (sp.Rational(-1, 5), 0), f"< {level}", var=b,
+                              why="b_∞ ≤ g⁻¹(2/√(10π)) by Theorem 4 with δ = 2")
 
 
 THM4_EXAMPLE = Claim(
@@ -1292,9 +1284,10 @@ THM4_EXAMPLE = Claim(
     title="η = 10π/d² gives b_∞ ≤ g⁻¹(2/√(10π)) < −0.087",
     statement=r"g^{-1}(2/\sqrt{10\pi}) \approx -0.08727 < -0.087",
     uses=("ahn2023.thm4",),
-    expect="supported",
-    checks=(check("root_below_minus_0.087", "INT")(_example("-0.087")),),
-    planted=(Planted("p1", "g⁻¹(2/√(10π)) < −0.088", check("p1", "INT")(_example("-0.088"))),),
-    notes="Thin margin (~2.7e-4): mpmath findroot at 50 digits with a 70-digit cross-check; an "
-          "interval certificate (verify/certify.py) may upgrade this to proved.",
+    expect="proved",
+    checks=(_example("-0.087"),),
+    planted=(Planted("p1", "g⁻¹(2/√(10π)) < −0.088", _example("-0.088")),),
+    notes="Thin margin (~2.7e-4): the root is enclosed in arb (certified sign change and "
+          "monotonicity on the bracket). mpmath findroot at 50 digits (_mean_model.g_inverse, "
+          "used for the bounds of thm4) gives the same root; tests/test_mean_model.py checks it.",
 )
