@@ -95,3 +95,26 @@ def test_trajectory_and_normalised_start():
     assert len(xs) == 11
     r = dynamics.run(RSYM, [x0], [y0], [0.01], max_steps=100, rtol=0.0)
     assert xs[-1] == r.x[0] and ys[-1] == r.y[0]
+
+
+@pytest.mark.parametrize("loss", [RSYM, SQRT, beta_loss("3/2"), HUBER])
+def test_double_double_path_agrees_with_arb(loss):
+    x0, y0 = dynamics.normalised_start(0.1, 3.0)
+    a = dynamics.run_hp(loss, x0, y0, 0.1, dps=30, backend="arb")[0]
+    d = dynamics.run_dd(loss, x0, y0, 0.1)[0]
+    assert (a.outcome, a.steps, a.t_bar, a.bounce) == (d.outcome, d.steps, d.t_bar, d.bounce)
+    with mpmath.workdps(40):
+        assert abs(a.y - d.y) / abs(a.y) < mpmath.mpf(10) ** -26
+
+
+def test_double_double_kernels_match_mpmath():
+    from claims.ahn2023._losses import SYM
+    for loss in (RSYM, SYM, SQRT, HUBER, beta_loss("4/3"), beta_loss(10)):
+        p = np.array(loss.dd_params or (0.0,))
+        for x in ("1e-9", "-0.003", "0.3", "-0.7", "0.4999", "0.5001", "1.3", "-2.5", "45"):
+            with mpmath.workdps(50):
+                X = mpmath.mpf(x)
+                h = float(X)
+                gh, gl = loss.dd_kernel(h, float(X - h), p)
+                ref = loss.dloss_mp(X)
+                assert abs(mpmath.mpf(gh) + gl - ref) <= abs(ref) * mpmath.mpf(10) ** -30, (loss.name, x)

@@ -15,9 +15,9 @@ from verify.claim import Check, Context, Evidence, outcome
 from verify import dynamics
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._losses import SQRT, combine, lanes
+from claims.ahn2023._losses import SQRT, combine, guarded, lanes
 from claims.ahn2023.sec2_eos_regime import (EOS_M, GAP, K_FIT, TAU, beta_of, fast_exponent, ks_for,
-                                            measure, _rem3_law)
+                                            measure, _rem3_law, _rem3_rate, _thm2_rate)
 
 FIG9_ETA = 0.25
 
@@ -247,10 +247,7 @@ RIGHT_KEYS = ("beta=4/3", "beta=3/2", "beta=2", "beta=4")
 
 
 def _right_rate(key: str, exponent=None) -> Check:
-    b = beta_of(key)
-    p, lf, law = _rem3_law(b)
-    return rate(key, measure(key, lambda r, eta: r.bounce.astype(float), label="T = #{t: y_t^2 > 2/eta}"),
-                p if exponent is None else exponent, 0.1, log_factor=lf if exponent is None else None, law=law)
+    return _rem3_rate(key, exponent)
 
 
 def _draw_fig11(ctx: Context, path: str) -> str:
@@ -300,8 +297,7 @@ FIG11_LEFT = Claim(
     expect="supported",
     status="empirical",
     notes=f"Fit on η <= e^-{K_FIT:g} (k step 1/2 quick, 1/4 full); tolerance {TAU}.",
-    checks=(combine("slopes", {k: rate(k, measure(k, GAP, label="2/eta - y_inf^2"), fast_exponent(beta_of(k)),
-                                       TAU, law="slope 1/(β−1)") for k in LEFT_KEYS}, "RATE"),),
+    checks=(combine("slopes", {k: _thm2_rate(k, fast_exponent(beta_of(k)), "equal") for k in LEFT_KEYS}, "RATE"),),
     planted=(Planted("p1", "slope 1/β", combine("p1", {
         k: rate(k, measure(k, GAP), 1.0 / beta_of(k), TAU) for k in LEFT_KEYS}, "RATE")),),
     figures=(Figure("fig11_gap_and_bounce_length", _draw_fig11),),

@@ -618,10 +618,12 @@ def _rem3_law(b: float) -> tuple[float, object, str]:
 
 
 def _rem3_rate(key: str, exponent=None, name=None, tol=0.1) -> Check:
+    """Rate of T = #{t: y_t² > 2/η}; the prediction is hp-guarded (crossing indices must agree)."""
     b = beta_of(key)
     p, lf, law = _rem3_law(b)
-    return rate(name or key, measure(key, lambda r, eta: r.bounce.astype(float), label="T = #{t: y_t^2 > 2/eta}"),
-                p if exponent is None else exponent, tol, log_factor=lf if exponent is None else None, law=law)
+    c = rate(name or key, measure(key, lambda r, eta: r.bounce.astype(float), label="T = #{t: y_t^2 > 2/eta}"),
+             p if exponent is None else exponent, tol, log_factor=lf if exponent is None else None, law=law)
+    return guarded(c, key, lambda ctx, key=key: ks_for(ctx, key), EOS_M) if exponent is None else c
 
 
 def _rem3_agree(ctx: Context) -> Evidence:
