@@ -93,6 +93,8 @@ def _fig1_kink(name: str, target: float, what: str, init_var: str = "paper",
         spacing = float(np.max(np.diff(x)))
         rel = abs(fit["kink"] - target) / target
         info = {"claimed_kink": target, "claimed": what, "fit": fit, "relative_error": rel,
+                "abs_error": abs(fit["kink"] - target),
+                "within_grid_step": bool(abs(fit["kink"] - target) <= spacing),
                 "kink_piecewise_linear": linear["kink"],
                 "kink_piecewise_linear_over_8pi_d2": linear["kink"] / ETA_STAR,
                 "tolerance_rel": KINK_TOL, "grid_spacing": spacing, "eta_star_8pi_d2": ETA_STAR,
