@@ -518,7 +518,8 @@ THM5 = Claim(
     title="Quasi-static principle |s_t| ~ delta_t^{1/beta}",
     statement=THM5_STATEMENT,
     hypotheses=("(A1), (A2), (A3), β < ∞", "δ_{t0} <= c_2 and c_1 δ^{1/β} <= |s_{t0}| <= C_1 δ^{1/β}"),
-    uses=("ahn2023.prop3", "ahn2023.prop4", "ahn2023.eq13", "ahn2023.eq14", "ahn2023.rem2"),
+    uses=("ahn2023.prop3", "ahn2023.prop4", "ahn2023.eq13", "ahn2023.eq14", "ahn2023.rem2",
+          "ahn2023.ex1.rsym_a3", "ahn2023.ex1.sqrt_a3", "ahn2023.ex1.beta_a3"),
     expect="supported",
     notes=f"Window K η^(β/(β−1)) <= δ_t <= δ_max with K = {QS_K}, δ_max = {QS_DMAX}; bouncing steps "
           "after the operational t₀ (s_c = 1/2).",
@@ -552,7 +553,8 @@ PROP4 = Claim(
     title="Quasi-static lower bound |s_t| >= c delta_t^{1/beta}",
     statement=r"|s_t| \ge c\,\delta_t^{1/\beta} \ \text{for } t \ge t_0 \text{ with } \delta_t \ge K\eta^{\beta/(\beta-1)}",
     hypotheses=("(A1), (A2), (A3), β < ∞", "δ_{t0} <= c_2, |s_{t0}| >= c δ_{t0}^{1/β}"),
-    uses=("ahn2023.prop3", "ahn2023.def6.a3"),
+    uses=("ahn2023.prop3", "ahn2023.def6.a3", "ahn2023.ex1.rsym_a3", "ahn2023.ex1.sqrt_a3",
+          "ahn2023.ex1.beta_a3"),
     expect="supported",
     notes=f"inf over bouncing steps with K η^(β/(β−1)) <= δ_t <= {QS_DMAX}, K = {QS_K}.",
     checks=(combine("inf_bounded_below", {
