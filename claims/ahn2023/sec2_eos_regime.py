@@ -1,9 +1,11 @@
 """Section 2.3 / App. C.3–C.5 of Ahn et al. (2023): GD on ℓ(xy) in the edge-of-stability regime.
 
 Every check simulates GD from the fixed normalised start √(m/η)(x̃, ỹ) with x̃ = 3/4, ỹ = 5/4
-(spec E7) on the grid η = e^{-k}, with the compiled float64 engine of :mod:`verify.dynamics`; the
-large-η lanes are re-run at 30 digits (python-flint arb) and a disagreement makes the check
-inconclusive. Rates are fitted on the small-η end η ≤ e^{-2} (k ∈ [2, 5]).
+(spec E7) on the grid η = e^{-k}, with the compiled float64 engine of :mod:`verify.dynamics`. The
+fits of Theorem 2, Remark 3 and Fig. 11 are guarded: the lanes with k ≤ 2 are re-run at 30 digits
+(python-flint arb) and those with k ≤ 3 (quick) / 4 (full) in compiled double-double arithmetic
+(~31.9 digits); a gap differing by more than 1e-4 (relative), or a different outcome or crossing
+index, makes the check inconclusive. Rates are fitted on the small-η end η ≤ e^{-2} (k ∈ [2, 5]).
 Budgets: quick uses k-steps of 1/2, full k-steps of 1/4; in the quick budget the ℓ_{4/3} sweep stops
 at k = 4 (η ≥ e^{-4}) because its bouncing phase lasts ~η^{-4} steps — the evidence says so.
 """
