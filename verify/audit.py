@@ -618,6 +618,23 @@ def _prove_nonneg(E: sp.Expr, a: Any, b: Any, strict: bool = False,
     fa, fb = _frac(a), _frac(b)
     if fa is None or fb is None or not fa < fb:
         return None, None
+    if _PROVE_CLOCK[0] > PROVE_SECONDS:
+        if not _PROVE_CLOCK[1]:
+            _gave_up("interval certificates (their total budget for one audit)", PROVE_SECONDS)
+            _PROVE_CLOCK[1] = True
+        return None, None
+    started = time.perf_counter()
+    try:
+        return _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros)
+    finally:
+        _PROVE_CLOCK[0] += time.perf_counter() - started
+
+
+PROVE_SECONDS = 8.0      # total time for interval certificates in one audit
+_PROVE_CLOCK = [0.0, False]
+
+
+def _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros):
     try:
         from . import certify
         h = certify.from_sympy(E, T)
@@ -933,6 +950,16 @@ def _dps_for(beta: Any) -> int:
 
 def _a2_local(L: _Exact, side: _Side) -> dict:
     """β and the certified c of one side, or the reason it fails."""
+    out = _a2_local_raw(L, side)
+    if out.get("numeric_beta") and out.get("verdict") == PROVED:
+        out["verdict"] = SUPPORTED
+        out["summary"] = (f"β = {sp.sstr(out['beta'])} identified numerically (estimate "
+                          f"{out['beta_estimate']:.6f}; sympy could not find the leading term); "
+                          + out.get("summary", ""))
+    return out
+
+
+def _a2_local_raw(L: _Exact, side: _Side) -> dict:
     out: dict = {}
     if _is_zero(side.g) is True:
         out.update(beta=sp.oo, a=sp.Integer(0), method="exact",
@@ -948,10 +975,19 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
                        "and it is not positive near 0 numerically", verdict=INCONCLUSIVE)
             return out
         slope = float((mpmath.log(vals[-1]) - mpmath.log(vals[0])) / (mpmath.log(pts[-1]) - mpmath.log(pts[0])))
-        a = float(vals[-1] / pts[-1] ** slope)
-        out.update(beta=slope, a=a, method="numeric",
-                   summary=f"leading exponent ≈ {slope:.4f} from {DPS}-digit values (sympy gave up)")
-        return out
+        guess = sp.nsimplify(slope, rational=True, tolerance=1e-3)
+        if not (guess.is_Rational and guess.q <= 12 and abs(float(guess) - slope) < 1e-4):
+            a = float(vals[-1] / pts[-1] ** slope)
+            out.update(beta=slope, a=a, method="numeric", verdict=INCONCLUSIVE,
+                       summary=f"leading exponent ≈ {slope:.6f} from {DPS}-digit values (sympy could not "
+                       "find the leading term, and the estimate is not a simple rational)")
+            return out
+        # a numerically identified exponent: continue, with every verdict capped at supported
+        with mpmath.workdps(_dps_for(guess)):
+            a_num = _mp_g(L, side.sign * pts[-1]) / pts[-1] ** _mp(guess)
+        lead = (sp.Rational(_nice_below(float(a_num) * (1 - 1e-6))), guess)
+        out["numeric_beta"] = True
+        out["beta_estimate"] = slope
     a, beta = lead
     out.update(beta=beta, a=a)
     if beta <= 0:
@@ -1000,8 +1036,12 @@ def _a2_local(L: _Exact, side: _Side) -> dict:
             c = min(c, _nice_below(float(radius) * 0.999))
         if c > 0 and c not in cands:
             cands.append(c)
+    undecided = 0
     for c in cands:
-        ok, _ = _prove_nonneg(side.g - c * T ** beta, 0, c)
+        if undecided >= 3:
+            break  # the Taylor form at 0 does not close (e.g. exp(-1/s²)): smaller c will not help
+        ok, _ = _prove_nonneg(side.g - c * T ** beta, 0, c, max_boxes=1500)
+        undecided += ok is None
         if ok:
             out.update(c=c, method="interval (verify.certify: arb, Taylor form at 0)", verdict=PROVED,
                        summary=f"1 − ℓ'(s)/s − {c}|s|^{sp.sstr(beta)} >= 0 on 0 < |s| <= {c}, "
@@ -1101,7 +1141,8 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                     if _sign_symbolic(g, strict=True) is not True:
                         strict = False
                     continue
-                ok2, _ = _prove_nonneg(g, a, b, strict=False)
+                ends = tuple(z for z in (a, b) if z > 0 and z.is_finite and _is_zero(g.subs(T, z)) is True)
+                ok2, _ = _prove_nonneg(g, a, b, strict=False, zeros=ends)
                 if ok2:
                     # strictness away from 0 (at 0 itself g may vanish): from the local bound
                     # g >= c|s|^β > 0 below c when it is proved, and a strict certificate above
@@ -1659,6 +1700,7 @@ def audit(loss_or_expr: Any, derivative: bool = False, confirm: bool = True, see
     if isinstance(subject, tuple):
         return _audit_numeric(subject[0], subject[1], text, confirm, seed)
     _GAVE_UP.clear()
+    _PROVE_CLOCK[:] = [0.0, False]
     with mpmath.workdps(DPS):
         L = _Exact(subject, derivative, text)
         result = _audit_exact(L, confirm, seed, _rescale)
