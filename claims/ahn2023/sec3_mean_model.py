@@ -969,6 +969,21 @@ def _ratio_lower(coef):
                            prop, examples=(300, 3000))
 
 
+def _fact9_ii_certificate():
+    sp = sympy
+    x = sp.Symbol("s", real=True)
+    q = (sp.exp(x) - 1) / (sp.exp(x) + 1)
+    ratio = sp.tanh(x / 2) / (2 * x)
+    return symbolic.all_of("bounds", (
+        symbolic.truth("abs_lsym_prime_below_half_upper", lambda: sp.simplify(q - 1) < 0),
+        symbolic.truth("abs_lsym_prime_below_half_lower", lambda: sp.simplify(q + 1) > 0),
+        symbolic.truth("q_increasing", lambda: sp.simplify(sp.diff(q, x)) > 0),
+        certify.inequality("ratio_ge_1_8_on_0_2", sp.Rational(1, 8), ratio, 0, 2, var=x),
+        certify.constant("tanh1_above_half", sp.tanh(1), "> 1/2"),
+        symbolic.identity("ratio_even", lambda: ratio.subs(x, -x), lambda: ratio),
+    ))
+
+
 FACT9_II = Claim(
     id="ahn2023.fact9.ii",
     source=PAPER.at("App. E.2 (ii); §7 F20"),
@@ -976,7 +991,7 @@ FACT9_II = Claim(
     statement=r"\ell_{sym}'(s) = \tfrac12\frac{e^s-1}{e^s+1} = \tfrac12\tanh(s/2),\ "
               r"\frac{\ell_{sym}'(s)}{s} \ge \tfrac18\min\{1, 2/|s|\}",
     uses=("ahn2023.def5.sym", "ahn2023.lem2"),
-    expect="supported",
+    expect="proved",
     checks=(
         symbolic.all_of("closed_forms", (
             symbolic.identity("derivative_is_exp_form", lambda: _lsym_prime(S()["s"]),
@@ -984,11 +999,13 @@ FACT9_II = Claim(
             symbolic.identity("exp_form_is_tanh", lambda: (_sp().exp(S()["s"]) - 1)
                               / (2 * (_sp().exp(S()["s"]) + 1)), lambda: S()["ell_sym_prime_tanh"]),
         )),
-        _ratio_lower(mpmath.mpf(1) / 8),
+        _fact9_ii_certificate(),
     ),
     planted=(Planted("p1", "ℓ_sym'(s)/s ≥ ¼ min{1, 2/|s|} (false at s = 1)",
                      _ratio_lower(mpmath.mpf(1) / 4)),),
-    notes="The lower bound is sampled at 30 digits on (0, 2], (2, ∞) and negative s (supported).",
+    notes="With q(s) = (e^s − 1)/(e^s + 1) = tanh(s/2): |q| < 1 and q increasing (exact); "
+          "q(s)/(2s) ≥ 1/8 on (0, 2] (arb certificate); for s ≥ 2, q(s)/2 ≥ tanh(1)/2 > 1/4 "
+          "(certified constant), i.e. ℓ'(s)/s ≥ 1/(4s) = (1/8)(2/s); ℓ'(s)/s is even (exact).",
 )
 
 
@@ -1028,6 +1045,22 @@ def _third_sign(sign_positive_for_positive_s: bool):
                            prop, examples=(300, 3000))
 
 
+def _fact9_iv_signs():
+    sp = sympy
+    u = sp.Symbol("u", positive=True)
+    third = lambda w: -w * (w - 1) / (w + 1) ** 3   # the third derivative in terms of w = e^s
+    second = lambda w: w / (w + 1) ** 2            # the second derivative in terms of w = e^s
+    return symbolic.all_of("signs", (
+        symbolic.truth("negative_for_s_positive", lambda: sp.simplify(third(1 + u)) < 0),
+        symbolic.truth("positive_for_s_negative", lambda: sp.simplify(third(1 / (1 + u))) > 0),
+        symbolic.identity("quarter_minus_second",
+                          lambda: sp.Rational(1, 4) - second(sp.exp(S()["s"])),
+                          lambda: (sp.exp(S()["s"]) - 1) ** 2 / (4 * (sp.exp(S()["s"]) + 1) ** 2)),
+        symbolic.identity("second_derivative_form", lambda: sp.diff(S()["ell_sym"], S()["s"], 2),
+                          lambda: second(sp.exp(S()["s"]))),
+    ))
+
+
 FACT9_IV = Claim(
     id="ahn2023.fact9.iv",
     source=PAPER.at("App. E.2 (iv)"),
@@ -1035,14 +1068,17 @@ FACT9_IV = Claim(
     statement=r"\ell_{sym}'''(s) = -\frac{e^s(e^s-1)}{(e^s+1)^3},\ <0 \text{ for } s>0,\ "
               r">0 \text{ for } s<0",
     uses=("ahn2023.def5.sym",),
-    expect="supported",
+    expect="proved",
     checks=(
         symbolic.identity("third_derivative", lambda: _sp().diff(S()["ell_sym"], S()["s"], 3),
                           lambda: -_sp().exp(S()["s"]) * (_sp().exp(S()["s"]) - 1)
                           / (_sp().exp(S()["s"]) + 1) ** 3),
-        _third_sign(False),
+        _fact9_iv_signs(),
     ),
     planted=(Planted("p1", "ℓ_sym''' > 0 for s > 0", _third_sign(True)),),
+    notes="Signs exact: with e^s = 1 + u (s > 0 iff u > 0) and e^s = 1/(1 + u) (s < 0 iff u > 0) "
+          "sympy decides them; ¼ − ℓ_sym'' = (e^s − 1)²/(4(e^s + 1)²) ≥ 0 exactly, and "
+          "|ℓ_sym'(s)| ≤ |s|/4 follows by integrating ℓ_sym'' ≤ ¼ from ℓ_sym'(0) = 0.",
 )
 
 
