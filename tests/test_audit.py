@@ -175,6 +175,16 @@ def test_symmetrised_logistic_is_flagged_with_the_normalising_rescaling():
     s = sp.Symbol("s", real=True)
     assert all(abs(sp.N(diff.subs(s, v), 30)) < 1e-25 for v in (-3, -sp.Rational(1, 3), 0, 1, 5))
     assert j["A2"]["verdict"] == "not_applicable"
+    # predictions carried over from the normalised loss (the sharpness ℓ''(0)·y² has the same gap law)
+    assert j["predictions"]["gap_exponent"] == 1.0 and "applies_to" in j["predictions"]
+    assert "ahn2023.thm2.beta2" in j["predictions"]["applicable_claims"]
+
+
+def test_slope_above_one_is_normalised_too():
+    j = run("atan(s)", True)
+    assert part(j, "lipschitz_1")["verdict"] == "refuted"
+    rs = j["rescaling"]
+    assert rs["checked"]["ok"] is True and rs["rescaled_verdicts"]["A1"] == "proved"
 
 
 # ----------------------------------------------------------------------------- A1 violations

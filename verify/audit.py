@@ -1731,13 +1731,18 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
     A1 = {"verdict": a1_verdict, "parts": {k_: p.to_json() for k_, p in parts.items()}}
     # ---------------- rescaling
     rescaling = None
+    resc_sub = resc_expr = None
     if (k is not None and sup is not None and k.is_number and sup.is_number and k > 0 and sup > 0
             and sup.is_finite and all(p.verdict in (PROVED, SUPPORTED) for p in (even, convex, c2))
             and (k != 1 or sup > 1)):
         rescaling = _rescaling(L, k, sup, rescale)
-        if rescaling and k != 1:
-            notes.append(f"ℓ''(0) = {sp.sstr(k)} ≠ 1 but the rest of (A1) holds: audit the rescaled loss "
-                         f"{rescaling['rescaled']} instead (see rescaling)")
+        resc_sub, resc_expr = rescaling.pop("_sub", None), rescaling.pop("_expr", None)
+        wrong = ([f"ℓ''(0) = {sp.sstr(k)} ≠ 1"] if k != 1 else []) + \
+            ([f"sup|ℓ'| = {sp.sstr(sup)} > 1"] if sup > 1 else [])
+        rest = "the rest of (A1) holds" if lip.verdict in (PROVED, SUPPORTED) or sup > 1 else \
+            "ℓ is even, convex and C² near 0"
+        notes.append(f"{' and '.join(wrong)} but {rest}: the rescaled loss {rescaling['rescaled']} is "
+                     "normalised (see rescaling)")
     # ---------------- A2
     sides_info = []
     if cur.verdict != REFUTED:
@@ -1754,7 +1759,20 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
         A3 = {"verdict": NA, "summary": why, "C": None}
         if rescaling and "rescaled_beta" in rescaling:
             A2["beta_after_rescaling"] = rescaling["rescaled_beta"]
-        return _finish(L, loss_info, A1, A2, A3, None, confirm, rescaling, notes, a1_verdict)
+        sub = resc_sub
+        result = _finish(L, loss_info, A1, A2, A3, None, confirm, rescaling, notes, a1_verdict)
+        if sub is not None and rescaling["checked"]["ok"] and _holds(sub.A1["verdict"]) \
+                and _holds(sub.A2["verdict"]):
+            result.predictions = _rescaled_predictions(sub, rescaling)
+            if confirm:
+                sub_exact = _Exact(resc_expr, L.derivative, rescaling["rescaled_expression"])
+                lossobj, why = _gd_loss(sub_exact)
+                if lossobj is not None:
+                    conf = _confirmation(None, lossobj, sub.A2.get("beta"), 0)
+                    conf["applies_to"] = (f"the rescaled loss {rescaling['rescaled']}; "
+                                          f"{rescaling['gd_correspondence']}")
+                    result.confirmation = conf
+        return result
     local_verdicts = [i.get("verdict", PROVED if i.get("beta") == sp.oo else INCONCLUSIVE) for _, i in sides_info]
     A2: dict
     beta_json: Any = None
@@ -1845,6 +1863,21 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
             confirmation = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2); "
                             + ("run it on the rescaled loss" if rescaling else "not run")}
     return AuditResult(loss_info, A1, A2, A3, predictions, confirmation, rescaling, notes)
+
+
+def _rescaled_predictions(sub: AuditResult, rescaling: dict) -> dict:
+    """Predictions for ℓ read off the audit of the normalised ℓ̃(s) = a·ℓ(b s).
+
+    GD on ℓ(xy) with step η is GD on ℓ̃(uv) with step η̃ = η·L, (u, v) = (x, y)/√b (L = sup|ℓ'|).
+    The sharpness of ℓ at (0, y) is ℓ''(0)·y² = L·ṽ², so 2/η − λ_max = L·(2/η̃ − ṽ_∞²): the gap
+    exponent in η and the bouncing law are those of ℓ̃.
+    """
+    out = dict(sub.predictions)
+    out["applies_to"] = (f"ℓ through its normalisation {rescaling['rescaled']}: "
+                         f"{rescaling['gd_correspondence']}; the sharpness of ℓ, ℓ''(0)·y², has gap "
+                         "2/η − ℓ''(0)·y_∞² = sup|ℓ'|·(2/η̃ − ỹ_∞²), so the exponents are those of the "
+                         "rescaled loss")
+    return out
 
 
 def _gd_loss(L: _Exact) -> tuple[Any, str]:
@@ -1944,6 +1977,8 @@ def _rescaling(L: _Exact, k: sp.Expr, sup: sp.Expr, recurse: bool) -> dict:
             out["rescaled_beta"] = sub.A2.get("beta")
             out["rescaled_verdicts"] = {"A1": sub.A1["verdict"], "A2": sub.A2["verdict"],
                                         "A3": sub.A3["verdict"]}
+            out["_sub"] = sub  # private: used by the caller, removed before output
+            out["_expr"] = new
         except Exception as exc:  # pragma: no cover - defensive
             out["audit_of_rescaled"] = f"could not audit: {exc}"
     return out
