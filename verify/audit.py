@@ -100,10 +100,6 @@ def _num(x: Any) -> Any:
     return v
 
 
-def _exact_str(x: Any) -> str | None:
-    return sp.sstr(x) if isinstance(x, sp.Basic) else None
-
-
 @dataclass
 class Part:
     """One audited statement: a verdict, a one-line reason, numbers (and a witness if refuted)."""
@@ -1479,7 +1475,7 @@ def _predictions(beta: Any, tags: dict[str, str]) -> dict:
 
 
 # ============================================================================ confirmation
-def _confirmation(dl_numpy: Callable | None, loss_obj: Any, beta: Any, seed: int) -> dict:
+def _confirmation(loss_obj: Any, beta: Any, seed: int) -> dict:
     """Theorem 2 on this loss: fitted exponent of 2/η − y_∞² against η (spec E7 start)."""
     from .asymptotic import fit_power
     inf = beta == "inf"
@@ -1768,7 +1764,7 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
                 sub_exact = _Exact(resc_expr, L.derivative, rescaling["rescaled_expression"])
                 lossobj, why = _gd_loss(sub_exact)
                 if lossobj is not None:
-                    conf = _confirmation(None, lossobj, sub.A2.get("beta"), 0)
+                    conf = _confirmation(lossobj, sub.A2.get("beta"), 0)
                     conf["applies_to"] = (f"the rescaled loss {rescaling['rescaled']}; "
                                           f"{rescaling['gd_correspondence']}")
                     result.confirmation = conf
@@ -1856,7 +1852,7 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
             if lossobj is None:
                 confirmation = {"verdict": INCONCLUSIVE, "summary": why}
             else:
-                confirmation = _confirmation(None, lossobj, beta_json, 0)
+                confirmation = _confirmation(lossobj, beta_json, 0)
                 if why:
                     confirmation["numerics_note"] = why
         else:
@@ -2070,7 +2066,7 @@ def _audit_numeric(dl: Callable, d2l: Callable, text: str, confirm: bool, seed: 
         if _holds(a1) and _holds(A2["verdict"]) and beta_json is not None:
             from .loss import Loss
 
-            conf = _confirmation(None, _callable_loss(dl, text), beta_json, seed)
+            conf = _confirmation(_callable_loss(dl, text), beta_json, seed)
         else:
             conf = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2)"}
     return AuditResult({"expression": text, "derivative": True, "mode": "numeric (callables)"},
