@@ -296,3 +296,16 @@ def test_markdown_report_with_figure(tmp_path):
     assert fig and os.path.exists(fig) and os.path.basename(fig) in text
     # determinism: the same audit renders the same report
     assert r.to_markdown("x.png") == r.to_markdown("x.png")
+
+
+def test_sympy_input_goes_through_the_same_whitelist():
+    s = sp.Symbol("s")
+    huber = sp.Piecewise((s**2 / 2, sp.Abs(s) <= 1), (sp.Abs(s) - sp.Rational(1, 2), True))
+    j = audit(huber, confirm=False).to_json()
+    assert j["A1"]["verdict"] == "proved" and j["A2"]["beta"] == "inf"
+    with pytest.raises(AuditInputError):
+        audit(sp.Function("f")(s), confirm=False)
+    # sympy prints And/Or/Not as & | ~; those are accepted inside conditions only
+    assert parse_loss("Piecewise((s, (s > 0) & (s < 1)), (0, True))").has(sp.And)
+    with pytest.raises(LossSyntaxError):
+        parse_loss("s & 1")

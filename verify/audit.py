@@ -1684,8 +1684,11 @@ def _to_subject(loss_or_expr: Any, derivative: bool) -> tuple[Any, str]:
         syms = expr.free_symbols
         if any(s.name != "s" for s in syms):
             raise AuditInputError(f"the expression may only use the symbol s, got {sorted(map(str, syms))}")
-        expr = expr.xreplace({s: S for s in syms})
-        return expr, sp.sstr(expr)
+        text = sp.sstr(expr.xreplace({s: S for s in syms}))
+        try:  # the same whitelist as text input (no undefined functions, no unsupported nodes)
+            return parse_loss(text), text
+        except LossSyntaxError as exc:
+            raise AuditInputError(f"the sympy expression is outside the supported set: {exc}") from None
     raise AuditInputError("audit() takes a string, a sympy expression in s, or a pair of callables (ℓ′, ℓ″)")
 
 

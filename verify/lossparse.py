@@ -54,7 +54,8 @@ VARIABLE = "s"
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 _CMPOPS = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq,
            ast.NotEq: sp.Ne}
-_ALLOWED_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
+_ALLOWED_NODES = (ast.BitAnd, ast.BitOr, ast.Invert,  # only inside conditions (sympy's own printing)
+                  ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
                   ast.Call, ast.Compare, ast.Tuple, ast.BoolOp, ast.And, ast.Or, ast.USub, ast.UAdd,
                   *_BINOPS, *_CMPOPS)
 
@@ -65,10 +66,9 @@ _FORBIDDEN_WHAT = {
     ast.Starred: "starred arguments", ast.JoinedStr: "strings", ast.FormattedValue: "strings",
     ast.IfExp: "conditional expressions (use Piecewise)", ast.NamedExpr: "assignment expressions",
     ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield", ast.Slice: "slices",
-    ast.BitAnd: "bitwise operators (use And)", ast.BitOr: "bitwise operators (use Or)",
     ast.BitXor: "bitwise operators", ast.LShift: "shifts", ast.RShift: "shifts",
     ast.MatMult: "the @ operator", ast.FloorDiv: "floor division //", ast.Mod: "the % operator",
-    ast.Invert: "the ~ operator", ast.Not: "`not` (use Not(...))", ast.Is: "`is`", ast.IsNot: "`is not`",
+    ast.Not: "`not` (use Not(...))", ast.Is: "`is`", ast.IsNot: "`is not`",
     ast.In: "`in`", ast.NotIn: "`not in`",
 }
 
@@ -182,8 +182,12 @@ class _Builder:
                 return CONSTANTS[node.id]
             raise _reject(text, node, "a function name must be called, e.g. exp(s)")
         if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Invert):
+                raise _reject(text, node, "~ (negation) is only allowed in a Piecewise condition")
             inner = self.expr(node.operand)
             return -inner if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            raise _reject(text, node, "& and | are only allowed in a Piecewise condition")
         if isinstance(node, ast.BinOp):
             a, b = self.expr(node.left), self.expr(node.right)
             op = type(node.op)
@@ -257,6 +261,11 @@ class _Builder:
         if isinstance(node, ast.BoolOp):
             parts = [self.cond(v) for v in node.values]
             return sp.And(*parts) if isinstance(node.op, ast.And) else sp.Or(*parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            a, b = self.cond(node.left), self.cond(node.right)  # sympy prints And/Or as & and |
+            return sp.And(a, b) if isinstance(node.op, ast.BitAnd) else sp.Or(a, b)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            return sp.Not(self.cond(node.operand))
         if isinstance(node, ast.Call) and node.func.id in LOGIC:
             parts = [self.cond(a) for a in node.args]
             if node.func.id == "Not":
