@@ -170,3 +170,28 @@ def test_identity_with_unspecified_function_is_refuted_by_a_jet_witness():
     ev = symbolic.identity("two", grad, 2 * y * sp.diff(f(s), s).subs(s, x * y))(ctx())
     assert ev.status is Status.REFUTED
     assert symbolic.identity("shift", f(x), f(x + 1))(ctx()).status is Status.REFUTED
+
+
+def test_time_budget_is_enforced_even_inside_broad_excepts():
+    import time as _time
+    started = _time.perf_counter()
+    with pytest.raises(symbolic.BudgetExceeded):
+        with symbolic.time_budget(0.2):
+            while True:
+                try:
+                    _time.sleep(0.01)
+                except Exception:
+                    pass
+    assert _time.perf_counter() - started < 2
+
+
+def test_shared_seed_is_common_to_checks_of_a_run():
+    seen = []
+    probe = lambda name: Check(name, lambda c: (seen.append(c.shared_seed("sweep")),
+                                                outcome(Status.SUPPORTED, "x"))[1])
+    claim = _claim("toy.lem9", (probe("a"), probe("b")), planted=(Planted("p1", "w", probe("c")),))
+    run_claim(claim, seed=3)
+    run_planted(claim, claim.planted[0], seed=3)
+    assert len(set(seen)) == 1
+    run_claim(claim, seed=4)
+    assert len(set(seen)) == 2

@@ -91,6 +91,12 @@ class Context:
     seed: int
     budget: str = "quick"
     progress: Callable[[str], None] | None = None
+    run_seed: int | None = None
+
+    def shared_seed(self, label: str) -> int:
+        """A seed shared by every check (and planted error) that asks for the same ``label`` in
+        this run, so that they can reuse one expensive experiment (cache keyed on it)."""
+        return derive_seed(self.seed if self.run_seed is None else self.run_seed, "shared", label)
 
     def rng(self) -> np.random.Generator:
         return np.random.default_rng(self.seed)
@@ -270,7 +276,7 @@ def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
         return Result(claim, Status.INCONCLUSIVE, (ev,), 0.0)
     evidence = []
     for check in claim.checks:
-        ctx = Context(derive_seed(seed, claim.id, check.name), budget, progress)
+        ctx = Context(derive_seed(seed, claim.id, check.name), budget, progress, seed)
         if progress:
             progress(f"{claim.id}: {check.name}")
         evidence.append(check(ctx))
@@ -279,7 +285,7 @@ def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
 
 
 def run_planted(claim: Claim, planted: Planted, seed: int = 0, budget: str = "quick") -> Evidence:
-    ctx = Context(derive_seed(seed, claim.id, "#" + planted.tag), budget)
+    ctx = Context(derive_seed(seed, claim.id, "#" + planted.tag), budget, None, seed)
     return planted.check(ctx)
 
 

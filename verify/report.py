@@ -62,7 +62,7 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
         figures[claim.id] = []
         for fig in claim.figures:
             name = f"{claim.id.replace('.', '_')}__{fig.name}.png"
-            ctx = Context(derive_seed(seed, claim.id, "figure:" + fig.name), budget, progress)
+            ctx = Context(derive_seed(seed, claim.id, "figure:" + fig.name), budget, progress, seed)
             try:
                 caption = fig.draw(ctx, str(out / "figures" / name))
             except Exception as exc:  # a broken figure is reported, not hidden

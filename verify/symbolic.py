@@ -20,8 +20,9 @@ from .claim import Check, Context, Evidence, Status, outcome
 Buildable = Any  # a sympy object, or a zero-argument callable returning one (built lazily)
 
 
-class BudgetExceeded(Exception):
-    pass
+class BudgetExceeded(BaseException):
+    """Raised by the alarm; a BaseException so that ``except Exception`` inside sympy-calling loops
+    cannot swallow it and keep simplifying past the budget."""
 
 
 @contextlib.contextmanager
