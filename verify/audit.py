@@ -1518,7 +1518,9 @@ def _confirmation(loss_obj: Any, beta: Any, seed: int) -> dict:
                         predicted_bouncing_exponent=-p_bounce)
     diff = fit.slope - predicted
     tol = 0.05
-    if abs(diff) <= tol:
+    if fit.stderr > tol / 2:
+        verdict, why = INCONCLUSIVE, f"too noisy to compare (stderr > {tol / 2})"
+    elif abs(diff) <= tol:
         verdict, why = SUPPORTED, f"within {tol} of the prediction"
     elif diff > tol:
         verdict, why = INCONCLUSIVE, ("the gap shrinks faster than predicted (Theorem 2 is an upper "
