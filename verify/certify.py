@@ -1073,7 +1073,11 @@ def enclose_root(f: ArbFn, lo: Any, hi: Any, *, derivative: ArbFn | None = None,
             if not supports_series(f):
                 return RootResult(False, "f cannot be differentiated with arb_series; pass derivative=",
                                   a, b, None, prec, 0, 0, direction)
-            dfun = lambda X: derivative_enclosure(f, X)[1]
+            def dfun(X: arb) -> arb:
+                # no finite derivative enclosure on this box: an unbounded ball, so the box is
+                # bisected further (or left unresolved) instead of crashing
+                pair = derivative_enclosure(f, X)
+                return arb(0, math.inf) if pair is None else pair[1]
         else:
             dfun = derivative
         mono = prove_nonnegative(lambda X: direction * dfun(X), a, b, strict=True, prec=prec,
