@@ -501,6 +501,8 @@ class DiagonalAdaGrad(Schedule):
 
 def _arb_to_mpf(x) -> mpmath.mpf:
     """Exact conversion of an arb midpoint (no rounding to mpmath's current precision)."""
+    if not x.mid().is_finite():
+        return mpmath.mpf("nan")
     man, exp = x.mid().man_exp()
     with mpmath.workprec(max(int(man).bit_length(), 53)):
         return mpmath.mpf((int(man), int(exp)))
