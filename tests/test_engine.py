@@ -195,3 +195,15 @@ def test_shared_seed_is_common_to_checks_of_a_run():
     assert len(set(seen)) == 1
     run_claim(claim, seed=4)
     assert len(set(seen)) == 2
+
+
+def test_time_budgets_nest():
+    import time as _time
+    started = _time.perf_counter()
+    with pytest.raises(symbolic.BudgetExceeded):
+        with symbolic.time_budget(0.3):
+            with symbolic.time_budget(5):
+                pass  # an inner budget must not cancel the outer one
+            while True:
+                _time.sleep(0.01)
+    assert _time.perf_counter() - started < 2

@@ -10,6 +10,7 @@ import contextlib
 import random
 import signal
 import threading
+import time
 from typing import Any, Callable, Iterable
 
 import mpmath
@@ -27,7 +28,11 @@ class BudgetExceeded(BaseException):
 
 @contextlib.contextmanager
 def time_budget(seconds: float):
-    """Raise :class:`BudgetExceeded` after ``seconds`` (main thread only; elsewhere unbounded)."""
+    """Raise :class:`BudgetExceeded` after ``seconds`` (main thread only; elsewhere unbounded).
+
+    Budgets nest: an inner budget never extends an outer one, and on exit the outer budget's
+    remaining time is restored.
+    """
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -35,13 +40,21 @@ def time_budget(seconds: float):
     def on_alarm(signum, frame):  # pragma: no cover - timing dependent
         raise BudgetExceeded(f"sympy gave up after the {seconds:g} s budget")
 
+    outer_remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+    started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    if outer_remaining > 0 and outer_remaining <= seconds:
+        signal.signal(signal.SIGALRM, previous)  # the outer budget ends first: let it fire
+    else:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_remaining > 0:
+            left = outer_remaining - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
 
 
 def _build(x: Buildable) -> Any:
