@@ -207,3 +207,17 @@ def test_time_budgets_nest():
             while True:
                 _time.sleep(0.01)
     assert _time.perf_counter() - started < 2
+
+
+def test_identity_accepts_matrices():
+    m = sp.Matrix([[sp.sin(s) ** 2 + sp.cos(s) ** 2, 0], [0, 1]])
+    assert symbolic.identity("eye", m, sp.eye(2))(ctx()).status is Status.PROVED
+    assert symbolic.identity("two", m, 2 * sp.eye(2))(ctx()).status is Status.REFUTED
+
+
+def test_forall_counts_out_of_scope_inputs():
+    prop = lambda v: sampling.SKIP if v < 0 else v * v >= 0
+    ev = sampling.forall("sq", st.floats(-1, 1), prop)(ctx())
+    assert ev.status is Status.SUPPORTED and ev.data["skipped"] > 0
+    ev = sampling.forall("none", st.floats(-1, 1), lambda v: sampling.SKIP)(ctx())
+    assert ev.status is Status.INCONCLUSIVE

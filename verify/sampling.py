@@ -19,6 +19,17 @@ from .claim import Check, Context, Evidence, Status, outcome
 Property = Callable[[Any], Any]  # returns bool, or (bool, dict) with numbers for the evidence
 
 
+class _Skip:
+    """Returned by a property when the input lies outside the statement's scope (e.g. a run that
+    did not converge, for a statement about limits). Counted and reported, never a pass."""
+
+    def __repr__(self) -> str:
+        return "SKIP"
+
+
+SKIP = _Skip()
+
+
 def _split(result: Any) -> tuple[bool | None, dict]:
     if isinstance(result, tuple):
         return result[0], dict(result[1])
@@ -48,7 +59,7 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
 
     def run(ctx: Context) -> Evidence:
         n_examples = ctx.pick(*examples)
-        tried = {"n": 0, "undecided": 0, "bad_input": 0}
+        tried = {"n": 0, "undecided": 0, "bad_input": 0, "skipped": 0}
         first_bad: list[Any] = []
         first_undecided: list[Any] = []
 
@@ -60,6 +71,9 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
                     first_bad.append(x)
                 return False
             ok, _ = _split(prop(x))
+            if ok is SKIP:
+                tried["skipped"] += 1
+                return False
             if ok is None:
                 tried["undecided"] += 1
                 if not first_undecided:
@@ -75,7 +89,8 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
             witness = find(strategy, violates, settings=config, random=random.Random(ctx.seed))
         except (NoSuchExample, Unsatisfiable):
             witness = None
-        data = {"examples": tried["n"], "seed": ctx.seed, "budget": ctx.budget}
+        data = {"examples": tried["n"], "skipped": tried["skipped"], "seed": ctx.seed,
+                "budget": ctx.budget}
         if witness is not None:
             ok, detail = _split(prop(witness))
             return outcome(Status.REFUTED, f"counterexample (shrunk): {_show(witness)}",
@@ -88,8 +103,13 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
             return outcome(Status.INCONCLUSIVE,
                            f"{tried['undecided']} of {tried['n']} inputs could not be decided "
                            f"(first: {_show(first_undecided[0])}); raise the precision", **data)
-        return outcome(Status.SUPPORTED, f"{label}: no counterexample in {tried['n']} generated inputs",
-                       **data)
+        applicable = tried["n"] - tried["skipped"]
+        if applicable == 0:
+            return outcome(Status.INCONCLUSIVE, f"{label}: none of the {tried['n']} generated inputs was "
+                           "in the statement's scope (all skipped); fix the strategy", **data)
+        skipped = f" ({tried['skipped']} skipped as out of scope)" if tried["skipped"] else ""
+        return outcome(Status.SUPPORTED, f"{label}: no counterexample in {applicable} generated inputs"
+                       f"{skipped}", **data)
 
     return Check(name, run, kind)
 

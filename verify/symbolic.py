@@ -169,7 +169,12 @@ def identity(name: str, lhs: Buildable, rhs: Buildable = 0, *, seconds: float = 
 
     def run(ctx: Context) -> Evidence:
         left, right = _build(lhs), _build(rhs)
-        diff = sp.sympify(left) - sp.sympify(right)
+        if isinstance(left, sp.MatrixBase) or isinstance(right, sp.MatrixBase):
+            matrix = sp.Matrix(left) - sp.Matrix(right)
+            # the entrywise sum of squares vanishes iff every entry does (real entries)
+            diff = sum((e**2 for e in matrix), sp.Integer(0))
+        else:
+            diff = sp.sympify(left) - sp.sympify(right)
         shown = f"{sp.sstr(left)[:120]} == {sp.sstr(right)[:120]}"
         try:
             verdict = is_zero(diff, seconds)
