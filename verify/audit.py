@@ -1328,22 +1328,13 @@ def _exact_sup(h: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
 
 
 # ============================================================================ predictions
-# Documented fallback when no catalogue claim carries ``assumes`` tags: (claim id, tags, β rule)
-STATIC_APPLICABILITY = (
-    ("ahn2023.lem6", ("A1",), "any"),
-    ("ahn2023.lem7", ("A1",), "any"),
-    ("ahn2023.thm1", ("A1", "A2"), "any"),
-    ("ahn2023.thm2", ("A1", "A2"), "any"),
-    ("ahn2023.thm2.upper", ("A1", "A2"), "any"),
-    ("ahn2023.thm2.huber", ("A1", "A2inf"), "inf"),
-    ("ahn2023.thm2.beta2", ("A1", "A2"), "2"),
-    ("ahn2023.prop1", ("A1", "A2"), "any"),
-    ("ahn2023.prop2", ("A1", "A2+"), "finite"),
-    ("ahn2023.prop3", ("A1", "A2+"), "finite"),
-    ("ahn2023.prop4", ("A1", "A2", "A3"), "finite"),
-    ("ahn2023.thm5", ("A1", "A2", "A2+", "A3"), "finite"),
-    ("ahn2023.rem3", ("A1", "A2", "A2+", "A3"), "finite"),  # via thm5
-)
+# Applicability of catalogue claims comes from their ``assumes`` tags (Claim.assumes): loss tags
+# "A1", "A2", "A2inf" (β = ∞), "A2+", "A3" are looked up in the audit's verdicts; the β tags below
+# restrict the exponent found for (A2).
+BETA_TAGS: dict[str, Callable[[bool, float], bool]] = {
+    "beta<inf": lambda inf, b: not inf,
+    "beta=2": lambda inf, b: not inf and abs(b - 2) < 1e-12,
+}
 
 
 _ASSUMES_CACHE: dict = {}
@@ -1410,14 +1401,6 @@ def catalogue_assumptions(package: str = "claims") -> dict[str, tuple[str, ...]]
     return out
 
 
-def _beta_rule(claim_id: str) -> str:
-    if claim_id.endswith(".huber"):
-        return "inf"
-    if claim_id.endswith(".beta2"):
-        return "2"
-    return "any"
-
-
 def _holds(verdict: str) -> bool:
     return verdict in (PROVED, SUPPORTED)
 
@@ -1451,30 +1434,24 @@ def _predictions(beta: Any, tags: dict[str, str]) -> dict:
         else:
             out["bouncing_law"] = f"η^-β/(β−1) = η^{-bf / (bf - 1):.6g} (rem3, β < 2)"
             out["bouncing_exponent"] = -bf / (bf - 1)
-    table = []
-    static_rules = {cid: rule for cid, _, rule in STATIC_APPLICABILITY}
+    table: dict[str, tuple[str, ...]] = {}
     try:
-        tagged_claims = catalogue_assumptions()
-        table = [(cid, tags_, static_rules.get(cid, _beta_rule(cid)))
-                 for cid, tags_ in tagged_claims.items() if cid.startswith("ahn2023.")]
+        table = {cid: need for cid, need in catalogue_assumptions().items() if cid.startswith("ahn2023.")}
     except Exception as exc:  # a broken claim module must not break the audit
         out["catalogue_error"] = str(exc)[:200]
-    tagged = {cid for cid, _, _ in table}
-    # claims without `assumes` tags in the catalogue fall back to the documented static mapping
-    extra = [row for row in STATIC_APPLICABILITY if row[0] not in tagged]
-    source = (f"{len(table)} claims by their `assumes` tags in the catalogue, {len(extra)} from the static "
-              "mapping verify.audit.STATIC_APPLICABILITY")
-    table = table + extra
-    applicable, blocked = [], []
-    for cid, need, rule in table:
-        ok = all(_holds(tags.get(t, INCONCLUSIVE)) for t in need)
-        if rule == "inf":
-            ok = ok and inf
-        elif rule == "2":
-            ok = ok and not inf and abs(bf - 2) < 1e-12
-        elif rule == "finite" or any(t in ("A3", "A2+") for t in need):
-            ok = ok and not inf
+    applicable, blocked, unknown = [], [], set()
+    for cid, need in table.items():
+        ok = True
+        for t in need:
+            if t in BETA_TAGS:
+                ok = ok and BETA_TAGS[t](inf, bf)
+            else:
+                unknown.update({t} - set(tags))
+                ok = ok and _holds(tags.get(t, INCONCLUSIVE))
         (applicable if ok else blocked).append(cid)
+    source = f"{len(table)} ahn2023 claims by their `assumes` tags in the catalogue"
+    if unknown:
+        source += f"; unknown tags {sorted(unknown)} count as not established"
     out["holds"] = _holds(tags.get("A1", INCONCLUSIVE)) and _holds(tags.get("A2", INCONCLUSIVE))
     if not out["holds"]:
         out["note"] = ("(A1) and (A2) do not both hold (proved or supported): the laws above are what "

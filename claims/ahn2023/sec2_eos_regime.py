@@ -175,6 +175,7 @@ LEM7 = Claim(
     title="Threshold crossing: either some x_t = 0 or lim y_t^2 <= 2/eta",
     statement=r"\exists t: x_t = 0 \quad\text{or}\quad \lim_t y_t^2 \le 2/\eta",
     hypotheses=("(A1)", "normalised start with m = 2 + δ, δ > 0", "η ∈ (0, 1)"),
+    assumes=("A1",),
     uses=("ahn2023.def6.a1", "ahn2023.def7", "ahn2023.fact1.pos"),
     expect="supported",
     checks=(
@@ -213,6 +214,7 @@ PROP1 = Claim(
     title="Convergence phase: 2/eta - C|s_tbar| <= y_inf^2 <= 2/eta",
     statement=r"2/\eta - C|s_{\bar t}| \le y_\infty^2 < 2/\eta",
     hypotheses=("(A1), (A2)", "a run with crossing index t̄", "sup_t |s_t| <= S"),
+    assumes=("A1", "A2"),
     uses=("ahn2023.lem8", "ahn2023.eq15", "ahn2023.eq16", "ahn2023.lem6"),
     expect="supported",
     checks=(combine("gap_over_s_cross_bounded", {
@@ -234,6 +236,7 @@ EQ15 = Claim(
     title="Contraction after the crossing: |x_{t+1}| <= |x_t| exp(-c rho_t)",
     statement=r"t \ge \bar t \implies |x_{t+1}| \le |x_t|\, e^{-c\rho_t}",
     hypotheses=("(A1), (A2)", "t >= t̄", "sup |s_t| <= S"),
+    assumes=("A1", "A2"),
     uses=("ahn2023.def6.a2", "ahn2023.def7"),
     expect="supported",
     checks=(combine("contraction_constant", {
@@ -271,6 +274,7 @@ PROP2 = Claim(
               r"E = C\eta^{1/(\beta-1)}\ (\beta>2),\ C\eta\log(e\vee|s_{\bar t}|/\eta)\ (\beta=2),\ "
               r"C\eta|s_{\bar t}|^{2-\beta}\ (\beta<2)",
     hypotheses=("(A1), (A2) with β < ∞ (via (A2+))", "crossing at t̄", "sup |s_t| <= S"),
+    assumes=("A1", "A2", "A2+", "beta<inf"),
     uses=("ahn2023.prop1", "ahn2023.lem8", "ahn2023.fact4", "ahn2023.lem6"),
     expect="supported",
     checks=(
@@ -352,6 +356,9 @@ THM2 = Claim(
     statement=r"2/\eta - C\eta^{1/(\beta-1)} \le \lambda_{\max}(\nabla^2 f(0, y_\infty)) = y_\infty^2 \le 2/\eta",
     hypotheses=("(A1), (A2) with β ∈ (1, ∞]", "normalised start with m = 2 + δ, δ > 0",
                 "genericity: x_t ≠ 0 for t >= 1 with y_t^2 > 2/η", "η <= η0"),
+    # as printed (β ∈ (1, ∞]); for β < ∞ the proof goes through prop3, i.e. also (A2+) (spec fact4),
+    # which a flat tag list cannot make conditional on β: prop3/prop2 carry that tag
+    assumes=("A1", "A2"),
     uses=("ahn2023.lem6", "ahn2023.lem7", "ahn2023.lem8", "ahn2023.prop1", "ahn2023.prop2",
           "ahn2023.prop3", "ahn2023.fact3", "ahn2023.fact4"),
     expect="supported",
@@ -466,6 +473,7 @@ THM2_HUBER = Claim(
     title="Huber loss: y_inf^2 >= 2/eta - O(1)",
     statement=r"2/\eta - C \le y_\infty^2 \le 2/\eta \quad (\ell_{\mathrm{Hub}},\ \beta = \infty)",
     hypotheses=("ℓ = ℓ_Hub", "EoS normalised start"),
+    assumes=("A1", "A2inf"),
     uses=("ahn2023.lem6", "ahn2023.lem7", "ahn2023.lem8", "ahn2023.prop1"),
     expect="supported",
     checks=(guarded(bounded("gap_bounded", measure("huber", GAP, label="2/eta - y_inf^2"), 0.1,
@@ -503,7 +511,8 @@ THM2_BETA2 = Claim(
     title="beta = 2 losses: y_inf^2 >= 2/eta - O(eta) (and the l_sym sharpness)",
     statement=r"2/\eta - C\eta \le y_\infty^2 \le 2/\eta \quad (\ell_{\mathrm{rsym}}, \ell_{\mathrm{sqrt}});"
               r"\quad 2/\eta - C\eta \le y_\infty^2/4 \le 2/\eta \quad (\ell_{\mathrm{sym}})",
-    hypotheses=("ℓ with (A2), β = 2", "EoS normalised start"),
+    hypotheses=("(A1), (A2) with β = 2", "EoS normalised start"),
+    assumes=("A1", "A2", "beta=2"),
     uses=("ahn2023.thm2",),
     expect="supported",
     checks=(
@@ -568,6 +577,7 @@ PROP3 = Claim(
               r"0 \le \delta_t \le c_*\min\{1, 1/\beta\};\quad |s_{\bar t}| \lesssim \eta^{1/(\beta-1)}",
     hypotheses=("(A1), (A2) with β < ∞ (via (A2+))", "a thm2-type run",
                 f"bouncing t with 0 <= δ_t <= c_* min(1, 1/β), c_* = {C_STAR}"),
+    assumes=("A1", "A2", "A2+", "beta<inf"),
     uses=("ahn2023.lem6", "ahn2023.fact4", "ahn2023.eq20", "ahn2023.def7"),
     expect="supported",
     notes="For ℓ_{4/3} the ratio is fitted on k >= 2.5 (its transient lasts longer). "
@@ -619,7 +629,9 @@ THM5 = Claim(
     source=PAPER.at("Theorem 5, App. C.5"),
     title="Quasi-static principle |s_t| ~ delta_t^{1/beta}",
     statement=THM5_STATEMENT,
-    hypotheses=("(A1), (A2), (A3), β < ∞", "δ_{t0} <= c_2 and c_1 δ^{1/β} <= |s_{t0}| <= C_1 δ^{1/β}"),
+    hypotheses=("(A1), (A2), (A3), β < ∞; (A2+) through prop3 (spec fact4)",
+                "δ_{t0} <= c_2 and c_1 δ^{1/β} <= |s_{t0}| <= C_1 δ^{1/β}"),
+    assumes=("A1", "A2", "A2+", "A3", "beta<inf"),
     uses=("ahn2023.prop3", "ahn2023.prop4", "ahn2023.eq13", "ahn2023.eq14", "ahn2023.rem2",
           "ahn2023.ex1.rsym_a3", "ahn2023.ex1.sqrt_a3", "ahn2023.ex1.beta_a3"),
     expect="supported",
@@ -639,7 +651,9 @@ EQ14 = Claim(
     source=PAPER.at("eqs. (14), (19), App. C.3, C.5"),
     title="Quasi-static prediction |s_t| ~ delta_t^{1/beta} during bouncing",
     statement=r"|s_t| \asymp \delta_t^{1/\beta} \quad (\delta_t \text{ small}, \ \delta_t \gg \eta^{\beta/(\beta-1)})",
-    hypotheses=("(A2) with β < ∞", "bouncing phase"),
+    hypotheses=("(A1), (A2), (A3) with β < ∞: r = 1 − Θ(|s|^β) takes (A2) for the upper and (A3) for "
+                "the lower side", "bouncing phase"),
+    assumes=("A1", "A2", "A3", "beta<inf"),
     uses=("ahn2023.eq13", "ahn2023.def6.a2"),
     expect="supported",
     status="heuristic",
@@ -655,6 +669,7 @@ PROP4 = Claim(
     title="Quasi-static lower bound |s_t| >= c delta_t^{1/beta}",
     statement=r"|s_t| \ge c\,\delta_t^{1/\beta} \ \text{for } t \ge t_0 \text{ with } \delta_t \ge K\eta^{\beta/(\beta-1)}",
     hypotheses=("(A1), (A2), (A3), β < ∞", "δ_{t0} <= c_2, |s_{t0}| >= c δ_{t0}^{1/β}"),
+    assumes=("A1", "A2", "A3", "beta<inf"),
     uses=("ahn2023.prop3", "ahn2023.def6.a3", "ahn2023.ex1.rsym_a3", "ahn2023.ex1.sqrt_a3",
           "ahn2023.ex1.beta_a3"),
     expect="supported",
@@ -704,6 +719,7 @@ REM2 = Claim(
     title="From tiny |s_{t0}|, |s| reaches order 1 in O(log(1/|s_{t0}|)) steps",
     statement=r"|s_{t_0+1}| \ge (1+c)|s_{t_0}| \implies \#\{t: |s_t| < s_c\} = O(\log(1/|s_{t_0}|))",
     hypotheses=("(A3)", "δ_{t0} ≍ 1", "|s_{t0}| << 1"),
+    assumes=("A3",),
     uses=("ahn2023.prop4",),
     expect="supported",
     checks=(Check("affine_in_log", _rem2_affine, "RATE"),),
@@ -767,7 +783,9 @@ REM3 = Claim(
     title="Length of the bouncing phase",
     statement=r"T_{\mathrm{bounce}} \asymp \eta^{-2}\ (\beta>2),\ \eta^{-2}\log(1/\eta)\ (\beta=2),\ "
               r"\eta^{-\beta/(\beta-1)}\ (\beta<2)",
-    hypotheses=("quasi-static behaviour on the bouncing phase",),
+    hypotheses=("quasi-static behaviour on the bouncing phase (supplied by thm5: (A1), (A2), (A2+), (A3), "
+                "β < ∞)",),
+    assumes=("A1", "A2", "A2+", "A3", "beta<inf"),
     uses=("ahn2023.thm5", "ahn2023.eq20"),
     expect="supported",
     notes="T := #{t : y_t² > 2/η} (spec §7 F15), fitted on η = e^{-k}, k ∈ [2, 5]; tolerance 0.1. The "
@@ -813,7 +831,9 @@ FACT5 = Claim(
     source=PAPER.at("App. C.5, paragraph after Proposition 4"),
     title="GD converges in O(1/eta) steps in the GF regime but needs Omega(eta^-2) in the EoS regime",
     statement=r"N_{GF} = O(1/\eta),\quad N_{EoS} \ge T_{\mathrm{bounce}} = \Omega(\eta^{-(\beta/(\beta-1))\vee 2})",
-    hypotheses=("(A1), (A2)", "GF start m = 1, EoS start m = 3"),
+    hypotheses=("(A1), (A2) (GF count, rem1); the Ω(·) bouncing count via rem3/thm5: (A2+), (A3), β < ∞",
+                "GF start m = 1, EoS start m = 3"),
+    assumes=("A1", "A2", "A2+", "A3", "beta<inf"),
     uses=("ahn2023.rem1", "ahn2023.rem3"),
     expect="supported",
     notes=f"N = number of steps until |x_t| <= {FACT5_EPS}. On η ∈ [e^-5, e^-2] the EoS count still "

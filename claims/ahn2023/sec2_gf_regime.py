@@ -106,6 +106,7 @@ LEM1_ENDPOINT = Claim(
     title="The gradient flow from y0 > x0 > 0 ends at (0, sqrt(y0^2 - x0^2))",
     statement=r"(x(t), y(t)) \to (0, \sqrt{y_0^2 - x_0^2}),\ \lambda_{\max}(\nabla^2 f) \to y_0^2 - x_0^2",
     hypotheses=("(A1)", "y0 > x0 > 0"),
+    assumes=("A1",),
     uses=("ahn2023.lem1", "ahn2023.fact1.sharp"),
     expect="supported",
     checks=(_endpoint_check("ode_endpoint", lambda x0, y0: y0 * y0 - x0 * x0, "y(T)^2 = y0^2 - x0^2"),),
@@ -240,6 +241,7 @@ LEM6 = Claim(
     statement=r"\exists t_0 \le C/\eta:\ \sup_{t\ge t_0}|x_t| \le C\sqrt{(\gamma^{-1}\vee\gamma)\eta},\ "
               r"D_{t_0} = (1-\theta)D_0,\ 0 \le \theta \le C\eta",
     hypotheses=("(A1)", "normalised start with m = γ > 0", "η small"),
+    assumes=("A1",),
     uses=("ahn2023.def6.a1", "ahn2023.fact1.pos", "ahn2023.lem6.identity"),
     expect="supported",
     notes="t₀ operational (def7, s_c = 1/2); γ ∈ {1/4, 1, 4}; each ratio must stay bounded as η → 0 "
@@ -305,6 +307,7 @@ THM1 = Claim(
               r"\le \frac{2-\delta}{\eta} + \frac{C\eta}{2-\delta}",
     hypotheses=("(A1), (A2) with β ∈ (1, ∞]", "normalised start with m = 2 − δ, δ ∈ (0, 2)",
                 "η <= c1 δ^{1/2}(2 − δ)"),
+    assumes=("A1", "A2"),
     uses=("ahn2023.lem6", "ahn2023.def6.a1", "ahn2023.def6.a2", "ahn2023.fact1.pos", "ahn2023.fact1.dmono"),
     expect="supported",
     notes="δ ∈ {0.2, 1, 1.8}; η = e^{-k}, k <= 8, fits on k ∈ [4.5, 8] (η <= e^-4.5 <= 0.05 δ^{1/2}(2 − δ)). "
@@ -368,6 +371,7 @@ REM1 = Claim(
     title="GF regime: O(1/eta) approach, then O(log(1/eps)) steps independent of eta",
     statement=r"\#\{t \ge t_0: |s_t| > \varepsilon\} = O(\alpha^{-1}\log(1/\varepsilon)),\ \text{independent of } \eta",
     hypotheses=("as in thm1",),
+    assumes=("A1", "A2"),
     uses=("ahn2023.thm1", "ahn2023.lem6"),
     expect="supported",
     notes="Count from the operational t₀ (s_c = 1/2) to the first |s_t| <= ε; starts with m ∈ {1/2, 3/2}.",
@@ -414,6 +418,7 @@ FACT2 = Claim(
     title="Two regimes: limiting sharpness ~ min{y0^2 - x0^2, 2/eta}",
     statement=r"\lambda_{\max}(\nabla^2 f(0, y_\infty)) \approx \min\{y_0^2 - x_0^2,\ 2/\eta\}",
     hypotheses=("(A1), (A2)", "m = η(y0² − x0²) ∉ {2}"),
+    assumes=("A1", "A2"),
     uses=("ahn2023.lem1", "ahn2023.eq4", "ahn2023.thm1", "ahn2023.thm2"),
     expect="supported",
     status="heuristic",
