@@ -239,7 +239,8 @@ def test_n2_a2_without_strictness_blocks_a2_plus_claims():
     assert j["A2"]["beta"] == 2 and j["A2"]["c_exact"] == "1/10"
     assert j["A2"]["strict"] is False and j["A2"]["strict_verdict"] == "refuted"
     applicable = j["predictions"]["applicable_claims"]
-    assert "ahn2023.thm2" in applicable
+    # thm2's proof for β < ∞ goes through prop3, i.e. (A2+) (spec fact4): not applicable here
+    assert "ahn2023.thm2" not in applicable and "ahn2023.prop1" in applicable
     assert "ahn2023.prop2" not in applicable and "ahn2023.thm5" not in applicable
 
 

@@ -1329,7 +1329,8 @@ def _exact_sup(h: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
 
 # ============================================================================ predictions
 # Applicability of catalogue claims comes from their ``assumes`` tags (Claim.assumes): loss tags
-# "A1", "A2", "A2inf" (β = ∞), "A2+", "A3" are looked up in the audit's verdicts; the β tags below
+# "A1", "A2", "A2inf" (β = ∞), "A2+" (vacuous when β = ∞), "A3" are looked up in the audit's
+# verdicts; the β tags below
 # restrict the exponent found for (A2).
 BETA_TAGS: dict[str, Callable[[bool, float], bool]] = {
     "beta<inf": lambda inf, b: not inf,
@@ -1834,8 +1835,10 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
     # ---------------- predictions / confirmation
     tags = {"A1": a1_verdict, "A2": A2["verdict"],
             "A2inf": A2["verdict"] if beta_json == "inf" else REFUTED,
-            "A2+": (weakest(A2["verdict"], A2.get("strict_verdict") or INCONCLUSIVE)
-                    if (A2.get("strict") and beta_json != "inf") else REFUTED),
+            # (A2+) is a condition for β < ∞ only; for β = ∞ it is vacuous (spec def6.a2p)
+            "A2+": (A2["verdict"] if beta_json == "inf" else
+                    weakest(A2["verdict"], A2.get("strict_verdict") or INCONCLUSIVE)
+                    if A2.get("strict") else REFUTED),
             "A3": A3["verdict"]}
     predictions = _predictions(beta_json, tags)
     confirmation = None
@@ -2052,7 +2055,7 @@ def _audit_numeric(dl: Callable, d2l: Callable, text: str, confirm: bool, seed: 
         A3 = {"verdict": SUPPORTED, "summary": f"sup (1 − ℓ'(s)/s)/|s|^β ≈ {C:.6g} on float points",
               "C": float(_nice_above(C * 1.001))}
     tags = {"A1": a1, "A2": A2["verdict"], "A2inf": A2["verdict"] if beta_json == "inf" else REFUTED,
-            "A2+": A2["verdict"] if beta_json != "inf" else REFUTED, "A3": A3["verdict"]}
+            "A2+": A2["verdict"], "A3": A3["verdict"]}  # numeric audits cannot see strictness
     preds = _predictions(beta_json, tags)
     conf = None
     if confirm:

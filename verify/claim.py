@@ -205,7 +205,9 @@ class Claim:
     checks: tuple[Check, ...] = ()
     planted: tuple[Planted, ...] = ()
     hypotheses: tuple[str, ...] = ()
-    assumes: tuple[str, ...] = ()  # assumption tags on the loss (A1, A2, A2inf, A2+, A3) for audits
+    # assumption tags on the loss, read by audit-loss: A1, A2, A2inf (β = ∞), A2+ (vacuous for
+    # β = ∞), A3, and the exponent tags beta<inf, beta=2
+    assumes: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
     expect: str = "supported"
     status: str = "theorem"

@@ -356,9 +356,9 @@ THM2 = Claim(
     statement=r"2/\eta - C\eta^{1/(\beta-1)} \le \lambda_{\max}(\nabla^2 f(0, y_\infty)) = y_\infty^2 \le 2/\eta",
     hypotheses=("(A1), (A2) with β ∈ (1, ∞]", "normalised start with m = 2 + δ, δ > 0",
                 "genericity: x_t ≠ 0 for t >= 1 with y_t^2 > 2/η", "η <= η0"),
-    # as printed (β ∈ (1, ∞]); for β < ∞ the proof goes through prop3, i.e. also (A2+) (spec fact4),
-    # which a flat tag list cannot make conditional on β: prop3/prop2 carry that tag
-    assumes=("A1", "A2"),
+    # for β < ∞ the proof goes through prop3, i.e. also (A2+) (spec fact4); the A2+ tag is vacuous
+    # when β = ∞, so Huber-type losses still qualify
+    assumes=("A1", "A2", "A2+"),
     uses=("ahn2023.lem6", "ahn2023.lem7", "ahn2023.lem8", "ahn2023.prop1", "ahn2023.prop2",
           "ahn2023.prop3", "ahn2023.fact3", "ahn2023.fact4"),
     expect="supported",
