@@ -46,11 +46,27 @@ def render_evidence(evidence: Iterable[Evidence]) -> str:
         numbers = data_line(e.data)
         if numbers:
             lines.append(f"      {numbers}")
-        parts = e.data.get("parts") if isinstance(e.data, Mapping) else None
-        if isinstance(parts, Mapping):
-            for k, v in parts.items():
-                lines.append(f"      - {k}: {v}")
+        for name, verdict, summary, numbers in _parts(e):
+            lines.append(f"      - {name}: {verdict + ': ' if verdict else ''}{summary}")
+            if numbers:
+                lines.append(f"          {numbers}")
     return "\n".join(lines)
+
+
+def _parts(e: Evidence) -> list[tuple[str, str, str, str]]:
+    """Sub-results of a combined check, as (name, verdict, summary, numbers)."""
+    parts = e.data.get("parts") if isinstance(e.data, Mapping) else None
+    if not isinstance(parts, Mapping):
+        return []
+    rows = []
+    for name, value in parts.items():
+        if isinstance(value, Mapping):
+            rest = {k: v for k, v in value.items() if k not in ("verdict", "summary", "status")}
+            rows.append((str(name), str(value.get("verdict", value.get("status", ""))),
+                         str(value.get("summary", "")), data_line(rest)))
+        else:
+            rows.append((str(name), "", str(value), ""))
+    return rows
 
 
 def markdown_cell(text: str) -> str:
@@ -62,8 +78,8 @@ def render_evidence_markdown(evidence: Iterable[Evidence]) -> str:
     for e in evidence:
         rows.append(f"| `{e.check}` | **{e.status}** | {markdown_cell(e.summary)} | "
                     f"{markdown_cell(data_line(e.data))} |")
-        parts = e.data.get("parts") if isinstance(e.data, Mapping) else None
-        if isinstance(parts, Mapping):
-            for k, v in parts.items():
-                rows.append(f"| &nbsp;&nbsp;↳ `{k}` | | {markdown_cell(v)} | |")
+        for name, verdict, summary, numbers in _parts(e):
+            shown = f"*{verdict}*" if verdict else ""
+            rows.append(f"| &nbsp;&nbsp;↳ `{name}` | {shown} | {markdown_cell(summary)} | "
+                        f"{markdown_cell(numbers)} |")
     return "\n".join(rows)

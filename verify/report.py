@@ -139,7 +139,9 @@ def _uses_with_status(claim: Claim, results: dict[str, Result]) -> str:
         if not deps:
             parts.append(f"`{ref}` (not in catalogue)")
             continue
-        worst = min((results[d.id].verdict for d in deps), default=Status.INCONCLUSIVE)
+        # conjectures and out-of-scope parts are recorded, not checked: they do not weaken a use
+        checked = [d for d in deps if d.expect != "unchecked"] or deps
+        worst = min((results[d.id].verdict for d in checked), default=Status.INCONCLUSIVE)
         paper = deps[0].paper
         parts.append(f"[`{ref}`]({paper}.md#{_anchor(deps[0].id)}) ({worst})")
     return ", ".join(parts) if parts else "—"
