@@ -41,8 +41,8 @@ def _show(x: Any) -> Any:
         return {k: _show(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [_show(v) for v in x]
-    if isinstance(x, float):
-        return float(repr(x)) if x == x else str(x)
+    if isinstance(x, float):  # includes numpy floats, whose repr is not a float literal
+        return float(x) if x == x else str(x)
     if isinstance(x, (int, str, bool)) or x is None:
         return x
     return str(x)

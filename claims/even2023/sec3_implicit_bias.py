@@ -201,10 +201,21 @@ def _thm1_f64_property(case):
     gamma = frac / scale
     lanes = _dln.run_lanes(problem, [gamma], max_steps=200_000, tol_rel=1e-22)
     if lanes.status[0] != _dln.CONVERGED:
-        return True, {"vacuous": lanes.outcome(0), "gamma": gamma}
+        return sampling.SKIP, {"outcome": lanes.outcome(0), "gamma": gamma}
     sol = _implicit.solve_f64(problem.X, problem.y, lanes.ln_alpha2[0], lanes.phi[0])
-    miss = float(np.linalg.norm(sol.beta - lanes.beta[0]) / np.linalg.norm(sol.beta))
-    return miss < 1e-6, {"miss_rel": miss, "gamma": gamma, "max_abs_s": float(lanes.max_abs_s[0])}
+    solver = "float64"
+    if not sol.converged:
+        # the float64 Newton can stall on badly scaled duals: re-solve at 30 digits (the
+        # prediction, not the run, is what would otherwise be wrong)
+        sol = _implicit.solve(problem.X, problem.y, [float(v) for v in lanes.ln_alpha2[0]],
+                              [float(v) for v in lanes.phi[0]], dps=30, tol_rel=1e-16)
+        solver = "mpmath-30"
+        if not sol.converged:
+            return None, {"solver": "did not converge", "gamma": gamma}
+    predicted = np.array([float(v) for v in sol.beta])
+    miss = float(np.linalg.norm(predicted - lanes.beta[0]) / np.linalg.norm(predicted))
+    return miss < 1e-6, {"miss_rel": miss, "gamma": float(gamma), "solver": solver,
+                         "max_abs_s": float(lanes.max_abs_s[0])}
 
 
 def _thm1_planted(tag: str, what: str):
@@ -254,7 +265,7 @@ THM1 = Claim(
                         _thm1_f64_property, examples=(25, 200), kind="TRAJ",
                         describe="float64 GD on hypothesis-drawn problems (Gaussian/correlated/"
                                  "Rademacher/spiked designs, sparse teachers, non-uniform α): the limit "
-                                 "matches Theorem 1 to 1e-6 relative (non-converging runs are vacuous)"),
+                                 "matches Theorem 1 to 1e-6 relative (non-converging runs are skipped and counted)"),
         symbolic.identity(
             "form",
             # d/dβ [D_ψa(β, β̃0) − h_∞(β)] = φ − ∇ψ_a(β̃0) with β̃0 = a² sinh 2φ, t = e^{2φ}
