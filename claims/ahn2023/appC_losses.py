@@ -738,6 +738,54 @@ EX1_BETA = Claim(
 )
 
 
+# The catalogue's exponents (spec E7 / Fig. 11): each ℓ_β's (A2) constant decided exactly.
+CATALOGUE_BETAS = (sp.Rational(4, 3), sp.Rational(3, 2), sp.Integer(2), sp.Integer(3), sp.Integer(4),
+                   sp.Integer(10))
+
+
+def _exact_beta_constants(b: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    return (1 / (b + 1)) * (b / (b + 1)) ** b, (b + 1) / b
+
+
+def _a2_constant_facts(b: sp.Expr, factor: sp.Expr = sp.Integer(1)) -> sp.Expr:
+    """The (A2) statement for ℓ_β with c = factor·c_β, as one sympy conjunction of exact facts.
+
+    On 0 < s < r_β the ratio is 1 − c_β s^β, so ℓ'(s)/s ≤ 1 − c s^β on 0 < s ≤ c iff c ≤ r_β and
+    (factor − 1)·c_β s^β ≤ 0; beyond r_β the ratio 1/s is < 1 because r_β > 1. Everything is an
+    inequality between explicit algebraic numbers (or a sign of s^β with s > 0), which sympy
+    decides exactly. Evenness covers s < 0.
+    """
+    c_beta, r_beta = _exact_beta_constants(b)
+    c = factor * c_beta
+    return sp.And(sp.Gt(c_beta, 0), sp.Le(c, r_beta), sp.Gt(r_beta, 1),
+                  sp.Le((factor - 1) * c_beta * S ** b, 0),   # inner branch vs 1 − c s^β
+                  sp.Ge(c_beta * S ** b, 0))                  # inner branch ≤ 1
+
+
+def _a2_constants_check(name: str, factor: sp.Expr = sp.Integer(1)):
+    return symbolic.all_of(name, [symbolic.truth(f"beta={b}", (lambda b=b: _a2_constant_facts(b, factor)),
+                                                 why=f"(A2) for ℓ_β, β = {b}, c = {factor}·c_β")
+                                  for b in CATALOGUE_BETAS])
+
+
+EX1_BETA_CONSTANTS = Claim(
+    id="ahn2023.ex1.beta_constants",
+    source=PAPER.at("App. C, Example 1 (catalogue instances)"),
+    title="(A2) with c = c_β, decided exactly for the catalogue's β ∈ {4/3, 3/2, 2, 3, 4, 10}",
+    statement=r"\ell_\beta'(s)/s\le1-c_\beta|s|^\beta\ (0<|s|\le c_\beta),\ \ell_\beta'(s)/s\le1\ (s\ne0),"
+              r"\ \beta\in\{4/3,3/2,2,3,4,10\}",
+    hypotheses=(r"\beta\in\{4/3,3/2,2,3,4,10\}",),
+    status="derived", expect="proved",
+    uses=("ahn2023.ex1.beta", "ahn2023.def5.beta"),
+    checks=(_a2_constants_check("exact_constants"),),
+    planted=(Planted("p1", "c = 2c_β (a constant too large: fails for every s > 0 near 0)",
+                     _a2_constants_check("doubled_constant", sp.Integer(2))),),
+    notes="The family statement ex1.beta (every β > 1) stays supported (sampled β); these are the "
+          "exponents every ahn2023 rate check uses, decided by exact sympy comparisons of algebraic "
+          "numbers. audit-loss certifies the same constants from the loss expression.",
+)
+
+
 def _beta_a3_fn():
     t = sp.Symbol("t", positive=True)
     return t, (t - 1) * t ** (-beta - 1)
