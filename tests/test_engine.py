@@ -221,3 +221,12 @@ def test_forall_counts_out_of_scope_inputs():
     assert ev.status is Status.SUPPORTED and ev.data["skipped"] > 0
     ev = sampling.forall("none", st.floats(-1, 1), lambda v: sampling.SKIP)(ctx())
     assert ev.status is Status.INCONCLUSIVE
+
+
+def test_all_checks_keeps_every_part():
+    a = Check("a", lambda c: outcome(Status.PROVED, "exact", n=1))
+    b = Check("b", lambda c: outcome(Status.SUPPORTED, "sampled", n=2))
+    ev = symbolic.all_of("both", [a, b])(ctx())
+    assert ev.status is Status.SUPPORTED and "weakest b" in ev.summary
+    assert ev.data["parts"]["a"] == {"verdict": "proved", "summary": "exact", "n": 1}
+    assert "- b: supported: sampled" in render_evidence([ev])

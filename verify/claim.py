@@ -158,6 +158,28 @@ def check(name: str, kind: str = "custom") -> Callable[[Callable[[Context], Evid
     return wrap
 
 
+def all_checks(name: str, checks: Mapping[str, Check] | Iterable[Check], kind: str | None = None) -> Check:
+    """One check made of labelled sub-checks (e.g. one per loss or per part of a statement).
+
+    The weakest status wins, and every part's verdict, summary and numbers stay in the evidence
+    under ``parts`` (rendered one row per part). ``checks`` is a mapping label -> check, or an
+    iterable of checks labelled by their names.
+    """
+    labelled = dict(checks) if isinstance(checks, Mapping) else {c.name: c for c in checks}
+    if not labelled:
+        raise ValueError(f"{name}: all_checks needs at least one sub-check")
+
+    def run(ctx: Context) -> Evidence:
+        parts = {label: c(ctx) for label, c in labelled.items()}
+        worst = min(p.status for p in parts.values())
+        label, first = next((lb, p) for lb, p in parts.items() if p.status == worst)
+        data = {lb: {"verdict": str(p.status), "summary": p.summary, **dict(p.data)}
+                for lb, p in parts.items()}
+        return outcome(worst, f"{len(parts)} parts; weakest {label}: {first.summary}", parts=data)
+
+    return Check(name, run, kind or next(iter(labelled.values())).kind)
+
+
 @dataclass(frozen=True)
 class Planted:
     """A deliberately wrong version of a claim; the engine must refute it (id ``<claim>#<tag>``)."""

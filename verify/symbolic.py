@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 import mpmath
 import sympy as sp
 
-from .claim import Check, Context, Evidence, Status, outcome
+from .claim import Check, Context, Evidence, Status, all_checks, outcome
 
 Buildable = Any  # a sympy object, or a zero-argument callable returning one (built lazily)
 
@@ -235,15 +235,6 @@ def exact_rational(name: str, compute: Callable[[], Any], *, why: str = "") -> C
 
 
 def all_of(name: str, checks: Iterable[Check]) -> Check:
-    """One check made of several symbolic sub-checks; the weakest status wins."""
-    checks = tuple(checks)
-
-    def run(ctx: Context) -> Evidence:
-        parts = [c(ctx) for c in checks]
-        worst = min(p.status for p in parts)
-        lines = {p.check: f"{p.status}: {p.summary}" for p in parts}
-        failing = [p for p in parts if p.status == worst]
-        return outcome(worst, f"{len(parts)} parts; weakest: {failing[0].check}: {failing[0].summary}",
-                       parts=lines)
-
-    return Check(name, run, checks[0].kind if checks else "SYM")
+    """One check made of several symbolic sub-checks; the weakest status wins (see
+    :func:`verify.claim.all_checks`)."""
+    return all_checks(name, tuple(checks), "SYM")

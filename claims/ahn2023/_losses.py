@@ -197,7 +197,7 @@ import numpy as np  # noqa: E402
 from verify import Check, Context, Evidence, Status  # noqa: E402
 from verify import dynamics  # noqa: E402
 from verify.asymptotic import Series  # noqa: E402
-from verify.claim import outcome  # noqa: E402
+from verify.claim import all_checks, outcome  # noqa: E402
 
 XT, YT = 0.75, 1.25  # the fixed normalised start (x̃, ỹ) of spec E7; ỹ² − x̃² = 1
 MAX_STEPS = 2 * 10**8
@@ -269,18 +269,8 @@ def outcome_guard(r: dynamics.Lanes, what: str) -> Evidence | None:
 
 
 def combine(name: str, checks: dict, kind: str) -> Check:
-    """One check made of labelled sub-checks (e.g. one per loss); the weakest status wins and
-    every part's summary and numbers stay in the evidence."""
-
-    def run(ctx: Context) -> Evidence:
-        parts = {label: c(ctx) for label, c in checks.items()}
-        worst = min(p.status for p in parts.values())
-        label, first = next((l, p) for l, p in parts.items() if p.status == worst)
-        data = {l: {"verdict": str(p.status), "summary": p.summary, **dict(p.data)}
-                for l, p in parts.items()}
-        return outcome(worst, f"{len(parts)} parts, weakest {label}: {first.summary}", parts=data)
-
-    return Check(name, run, kind)
+    """One check made of labelled sub-checks (e.g. one per loss); see :func:`verify.claim.all_checks`."""
+    return all_checks(name, checks, kind)
 
 
 def guarded(check: Check, key: str, ks_of: callable, m: float) -> Check:
