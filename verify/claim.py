@@ -133,7 +133,6 @@ class Check:
     kind: str = "custom"  # SYM, INT, TRAJ, RATE, PHASE, CERT
 
     def __call__(self, ctx: Context) -> Evidence:
-        started = time.perf_counter()
         try:
             evidence = self.run(ctx)
         except Exception as exc:  # a crashing check decides nothing; never a pass
@@ -142,7 +141,6 @@ class Check:
                                 {"error": tb})
         if evidence.check != self.name:
             evidence = Evidence(self.name, evidence.status, evidence.summary, evidence.data)
-        object.__setattr__(evidence, "_seconds", time.perf_counter() - started)
         return evidence
 
 
