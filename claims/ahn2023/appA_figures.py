@@ -153,7 +153,11 @@ FIG9_EOS = Claim(
 # ============================================================================ Figure 10
 FIG10_ETAS = (2 / 9, 2 / 7, 2 / 5, 2 / 3)
 FIG10_START = (3.0, 6.0)
-FIG10_TOL = 0.35
+# "close to 2/η": ℓ_sqrt has β = 2, for which thm2 gives 2/η − y_∞² = O(η) (fig11.left slope 1); the
+# check uses that law with a stated constant, 2/η − λ_T <= FIG10_GAP_CONST·η, i.e. a relative gap
+# <= (FIG10_GAP_CONST/2)·η² — a per-η tolerance that tightens as η decreases, instead of one fraction
+# of 2/η sized for the largest step.
+FIG10_GAP_CONST = 2.0
 
 
 def _sharpness(xs, ys):
@@ -182,7 +186,8 @@ def _fig10_check(name: str, predicate, describe: str) -> Check:
             good = bool(predicate(eta, final))
             ok &= good
             rows.append({"eta": eta, "steps": T, "final_sharpness": final, "2/eta": 2 / eta,
-                         "relative_gap": (2 / eta - final) / (2 / eta), "holds": good})
+                         "relative_gap": (2 / eta - final) / (2 / eta), "gap_over_eta": (2 / eta - final) / eta,
+                         "relative_tolerance": FIG10_GAP_CONST * eta / (2 / eta), "holds": good})
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{describe}: " + ", ".join(f"η={r['eta']:.3f}: {r['final_sharpness']:.3f}/{r['2/eta']:.3f}"
                                                    for r in rows), runs=rows, start=list(FIG10_START))
@@ -219,16 +224,18 @@ FIG10 = Claim(
     id="ahn2023.fig10",
     source=PAPER.at("Fig. 10, App. A"),
     title="EoS: final sharpness close to and below 2/eta for 2/eta in {9, 7, 5, 3}",
-    statement=r"0 < 2/\eta - \lambda_{\max}(\nabla^2 f(x_T, y_T)) \le \varepsilon\cdot 2/\eta,\ T = \lfloor 15/\eta\rfloor",
+    statement=r"0 < 2/\eta - \lambda_{\max}(\nabla^2 f(x_T, y_T)) \le C\eta\ (C = 2),\ T = \lfloor 15/\eta\rfloor",
     hypotheses=("ℓ = ℓ_sqrt", "start (3, 6): y0² − x0² = 27 > 9 (spec §7 F23)"),
     uses=("ahn2023.thm2",),
     expect="supported",
     status="empirical",
-    notes=f"ε = {FIG10_TOL}: at η = 2/3 the gap is a sizeable fraction of 2/η (the step is not small); "
-          "the relative gap must also grow with η.",
+    notes=f"'Close' is read through thm2's β = 2 gap law with the constant fixed at {FIG10_GAP_CONST:g}: "
+          f"0 < 2/η − λ_T <= {FIG10_GAP_CONST:g}η, i.e. relative tolerance ({FIG10_GAP_CONST:g}/2)η² per step "
+          "size (η = 2/3 is not small, so its gap is a large fraction of 2/η); the relative gap must also "
+          "grow with η. Measured gaps/η are in the evidence.",
     checks=(
-        _fig10_check("below_and_close", lambda eta, lam: 0 < 2 / eta - lam <= FIG10_TOL * 2 / eta,
-                     f"0 < 2/eta - sharpness <= {FIG10_TOL}*2/eta"),
+        _fig10_check("below_and_close", lambda eta, lam: 0 < 2 / eta - lam <= FIG10_GAP_CONST * eta,
+                     f"0 < 2/eta - sharpness <= {FIG10_GAP_CONST:g}*eta"),
         Check("gap_grows_with_eta", _fig10_monotone, "TRAJ"),
     ),
     planted=(
