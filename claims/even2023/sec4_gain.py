@@ -520,7 +520,8 @@ EQ26 = Claim(
 
 # =========================================================================== obs1
 
-C_OBS = 0.85   # separates the readings on E1 (see OBS1.notes for what 0.95 gives)
+C_OBS = 0.85        # the project's threshold (no value printed; the display was not recovered)
+C_OBS_STRICT = 0.95  # a stricter reading, reported (not tested) alongside
 
 
 def _cos(a, b):
@@ -550,6 +551,7 @@ def _obs1(planted: bool):
                 js = [j for j in range(snaps.shape[0]) if 2 ** j <= K]
                 cos_k = {2 ** j: _cos(G, snaps[j]) for j in js}
                 early = [k for k, c in cos_k.items() if c >= C_OBS and k <= max(1, K // 100)]
+                strict = [k for k in early if cos_k[k] >= C_OBS_STRICT]
                 jl = max(j for j in js if 2 ** j <= K // 2)
                 late = G - snaps[jl]
                 c_late = _cos(G, late) if np.linalg.norm(late) > 0 else 0.0
@@ -558,6 +560,7 @@ def _obs1(planted: bool):
                 ok &= good
                 rows.append({"algorithm": "GD" if b == 20 else "SGD b=1", "gamma": float(lanes.gammas[i]),
                              "steps": K, "first_K0_reaching_c_obs": min(early) if early else None,
+                             "first_K0_reaching_strict": min(strict) if strict else None,
                              "cos_at_1pct": cos_k[max(k for k in cos_k if k <= max(1, K // 100))],
                              "cos_late_half": c_late, "cos_with_initial_gradient_sq": _cos(G, init)})
         if planted:   # "the late iterates set the shape" (on every run)
@@ -567,9 +570,14 @@ def _obs1(planted: bool):
                            f"{bad} of {len(rows)} runs have cos(Gain, gain from the last half of the run) "
                            f"< c_obs = {C_OBS} (min {late_min:.3f}, max {late_max:.3f})", runs=rows,
                            c_obs=C_OBS)
+        strict = {a: f"{sum(r['first_K0_reaching_strict'] is not None for r in rows if r['algorithm'] == a)}"
+                     f"/{sum(r['algorithm'] == a for r in rows)}" for a in ("GD", "SGD b=1")}
         return outcome(Status.SUPPORTED if ok and rows else Status.REFUTED,
                        f"{len(rows)} E1 runs (γ ≥ γ̃_max/2, GD and SGD): cos(Gain, Gain^(K0)) ≥ c_obs = "
-                       f"{C_OBS} at some K0 ≤ 1% of the run", runs=rows, c_obs=C_OBS)
+                       f"{C_OBS} (project's threshold) at some K0 ≤ 1% of the run: "
+                       f"{'all' if ok else 'not all'}; at the stricter {C_OBS_STRICT} (reported, not "
+                       f"tested): {strict} runs", runs=rows, c_obs=C_OBS, c_strict=C_OBS_STRICT,
+                       runs_reaching_strict=strict)
     return run
 
 
@@ -582,12 +590,11 @@ OBS1 = Claim(
     status="empirical",
     trust="U",
     expect="supported",
-    notes=f"[U] wording ({NOT_RECOVERED}). c_obs = {C_OBS}; runs: the upper half (γ ≥ γ̃_max/2) of "
-          "the E1 grids, GD and SGD b = 1. Partial gains recorded at K0 = 2^j. Finding: SGD's shape is "
-          "fixed within 8-128 steps (cos ≥ 0.95), but GD inside the EoS window is reshaped by the "
-          "bouncing phase (cos ≈ 0.87-0.89 at 1% of the run at γ ≈ 0.88-0.95 γ̃_max, seed 0) and "
-          "near γ̃_max the last half of the run alone has cos ≈ 0.99 with the final gain; with "
-          "c_obs = 0.95 the check fails on those GD runs.",
+    notes=f"[U] wording ({NOT_RECOVERED}). c_obs = {C_OBS} is the project's choice, not the paper's: "
+          f"the evidence also reports how many runs reach the stricter {C_OBS_STRICT} by 1% of the run "
+          "(per algorithm; GD's gain can be reshaped by the bouncing phase inside the EoS window). "
+          "Runs: the upper half (γ ≥ γ̃_max/2) of the E1 grids, GD and SGD b = 1; partial gains "
+          "recorded at K0 = 2^j; per-run cosines at 1% and of the last half's gain are in the evidence.",
     checks=(Check("early_shape", _obs1(False), "TRAJ"),),
     planted=(Planted("p1", "the late iterates set the shape", Check("p1_late", _obs1(True), "TRAJ")),),
 )
