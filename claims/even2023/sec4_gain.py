@@ -105,10 +105,12 @@ def _eq10_runs(ctx):
 def _eq10_traj(ctx):
     rows = []
     ok = True
+    skipped = 0   # runs outside the statement's scope (not converged, or some |s_k| ≥ 1)
     for b, lanes in _eq10_runs(ctx):
         for i in range(len(lanes.gammas)):
             m = lanes.max_abs_s[i]
             if lanes.status[i] != _dln.CONVERGED or m >= 1:
+                skipped += 1
                 continue
             lo, hi = lanes.sum_grad_curv[i]
             g = lanes.gain[i].sum()
@@ -117,10 +119,14 @@ def _eq10_traj(ctx):
             ok &= good
             rows.append({"b": b, "gamma": float(lanes.gammas[i]), "lower": float(lo), "gain_l1": float(g),
                          "upper": float(hi), "position": float((g - lo) / (hi - lo)) if hi > lo else 0.0})
-    return outcome(Status.SUPPORTED if ok and rows else Status.REFUTED,
+    if not rows:
+        return outcome(Status.INCONCLUSIVE, f"no E1 run in scope ({skipped} skipped: not converged "
+                       f"or some |s_k| ≥ 1)", count=0, skipped=skipped)
+    return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                    f"{len(rows)} E1 runs (GD: .gd; SGD b=1: .batch, per run): lower ≤ ‖Gain‖₁ ≤ upper; "
                    f"relative position inside the sandwich ∈ [{min(r['position'] for r in rows):.3f}, "
-                   f"{max(r['position'] for r in rows):.3f}]", runs=rows[:12], count=len(rows))
+                   f"{max(r['position'] for r in rows):.3f}]; {skipped} runs skipped (not converged or "
+                   f"some |s_k| ≥ 1)", runs=rows[:12], count=len(rows), skipped=skipped)
 
 
 def _grad_curv_prop(case):
