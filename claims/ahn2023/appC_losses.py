@@ -339,7 +339,7 @@ LEM5_ERRATUM_CONST = Claim(
         _ERRATUM_CONST_AT_WITNESS,
     ),
     notes="Witness ℓ = ℓ_rsym, ε = 3/4, s = 1/10: tanh(0.1)/0.1 ≈ 0.99668 > 1 − (3/4)(0.01)/2 = 0.99625 "
-          "(certified: 10 tanh(1/10) − 797/800 ≈ 4.2995e-4 > 0, arb ball). The hypothesis is certified "
+          "(certified: 10 tanh(1/10) − 797/800 > 0, arb ball in the evidence). The hypothesis is certified "
           "on [0, 3/4]. The correct constant is ε/6 (lem5.converse).",
 )
 
@@ -381,8 +381,8 @@ LEM5_ERRATUM_GLOBAL = Claim(
                          why="ℓ'(1/2)/(1/2) = 2 tanh(1/2 + 2/32) = 2 tanh(9/16); (A2) needs it <= 1"),
     ),
     notes="Witness ℓ even with ℓ'(s) = tanh(s + 2s⁵): (A1) holds exactly (sympy: ℓ'' > 0, 1 − ℓ'² = "
-          "sech² > 0) and ℓ⁽⁴⁾(0) = −2, but ℓ'(1/2)/(1/2) = 2 tanh(9/16) ≈ 1.01966 > 1 (certified arb "
-          "ball), so (A2) fails globally for every c.",
+          "sech² > 0) and ℓ⁽⁴⁾(0) = −2, but ℓ'(1/2)/(1/2) = 2 tanh(9/16) > 1 (certified arb "
+          "ball, value in the evidence), so (A2) fails globally for every c.",
 )
 
 # ============================================================================ eq. (9)
@@ -471,8 +471,8 @@ EX1_RSYM = Claim(
     notes="Range reading |s| < 1/4 (§7 F2). Certified in arb (python-flint, 128 bits): tanh(s)/s <= 1 "
           "on [0, 1] plus a sympy tail for s >= 1 (1 − tanh(s)/s in exponential form is nonnegative); "
           "tanh(s)/s <= 1 − s²/4 on [0, 1/4] (Taylor form at 0: the gap is s²/12 + O(s⁴)); s < 0 by the "
-          "exact evenness of both sides. (A1) is exact (sympy). The largest valid interval is [0, s*] "
-          "with s* ≈ 0.914629240845 (enclosed to 1e-12).",
+          "exact evenness of both sides. (A1) is exact (sympy). The largest valid interval is [0, s*], "
+          "s* the positive root of tanh(s)/s = 1 − s²/4 (enclosed to 1e-12; value in the evidence).",
 )
 
 EX1_RSYM_A3 = Claim(
@@ -547,8 +547,8 @@ EX1_SQRT = Claim(
     ),
     notes="Exact: with u = s², the inequalities are polynomial after squaring (both sides positive), "
           "decided by sympy's solveset on the interval. Range reading |s| < 2/5 (§7 F2). The largest "
-          "valid interval [0, s*], s* ≈ 0.584540507426 (the root of 4u² − 16u + 5, u = s²), is enclosed "
-          "in arb to 1e-12.",
+          "valid interval [0, s*], s* = √(2 − √11/2) (the smaller root of 4u² − 16u + 5, u = s²), is "
+          "enclosed in arb to 1e-12.",
 )
 
 EX1_SQRT_A3 = Claim(
