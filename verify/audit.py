@@ -63,6 +63,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from . import certify
 from .bench import benchmark
 from .lossparse import S, LossSyntaxError, parse_loss
 from .symbolic import BudgetExceeded, time_budget
@@ -506,61 +507,8 @@ class _Numeric:
 
 
 # ============================================================================ interval arithmetic
-def _arb_eval(e: sp.Expr, x: Any, var: sp.Symbol) -> Any:
-    """Evaluate a smooth sympy expression on the arb ball ``x`` (rigorous enclosure).
-
-    Uses :mod:`verify.certify` when it provides a converter, else this small tree walk.
-    """
-    from flint import arb
-
-    def rec(n):
-        if n == var:
-            return x
-        if n.is_Integer:
-            return arb(int(n))
-        if n.is_Rational:
-            return arb(int(n.p)) / int(n.q)
-        if n is sp.pi:
-            return arb.pi()
-        if n is sp.E:
-            return arb(1).exp()
-        if n.is_Float:
-            return arb(str(n))
-        if isinstance(n, sp.Add):
-            out = arb(0)
-            for a in n.args:
-                out += rec(a)
-            return out
-        if isinstance(n, sp.Mul):
-            out = arb(1)
-            for a in n.args:
-                out *= rec(a)
-            return out
-        if isinstance(n, sp.Pow):
-            b, p = n.args
-            bb = rec(b)
-            if p.is_Integer:
-                k = int(p)
-                return bb ** k if k >= 0 else 1 / (bb ** (-k))
-            if p == sp.Rational(1, 2):
-                return bb.sqrt()
-            if p == -sp.Rational(1, 2):
-                return bb.rsqrt()
-            return (rec(p) * bb.log()).exp()
-        name = type(n).__name__
-        fns = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh",
-               "cosh": "cosh", "tanh": "tanh", "asin": "asin", "acos": "acos", "atan": "atan",
-               "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "erf": "erf", "sech": "sech",
-               "csch": "csch", "coth": "coth", "sec": "sec", "csc": "csc", "cot": "cot"}
-        if name in fns and len(n.args) == 1:
-            return getattr(rec(n.args[0]), fns[name])()
-        raise ValueError(f"no interval rule for {name}")
-
-    return rec(e)
-
-
 def _arb_interval(a: float | sp.Expr, b: float | sp.Expr) -> Any:
-    from flint import arb, ctx
+    from flint import arb
     lo = arb(str(sp.N(a, 30))) if isinstance(a, sp.Basic) else arb(a)
     hi = arb(str(sp.N(b, 30))) if isinstance(b, sp.Basic) else arb(b)
     return lo.union(hi)
@@ -573,11 +521,13 @@ def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side:
     Returns (True, None) when certified, (False, x) when a midpoint violates it (a witness), None
     when the budget ran out or the expression cannot be enclosed.
     """
-    from flint import arb, ctx
-    old = ctx.prec
-    ctx.prec = 128
+    from flint import arb
     try:
-        bnd = _arb_eval(sp.sympify(bound), arb(0), var)
+        f, g = certify.from_sympy(e, var), certify.from_sympy(bound, var)
+    except ValueError:  # a node with no interval rule
+        return None, None
+    with certify.working_precision(128):
+        bnd = g(arb(0))
         stack = [(float(sp.N(a, 20)), float(sp.N(b, 20)))]
         evals = 0
         while stack:
@@ -586,7 +536,7 @@ def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side:
             if evals > max_evals:
                 return None, None
             try:
-                v = _arb_eval(e, _arb_interval(lo, hi), var)
+                v = f(_arb_interval(lo, hi))
             except (ValueError, ZeroDivisionError):
                 v = None
             if v is not None and v.is_finite():
@@ -595,7 +545,7 @@ def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side:
                 if ok:
                     continue
                 mid = (lo + hi) / 2
-                vm = _arb_eval(e, arb(mid), var)
+                vm = f(arb(mid))
                 bad = (vm < bnd if not strict else vm <= bnd) if side == "lower" else \
                     (vm > bnd if not strict else vm >= bnd)
                 if bad:
@@ -605,8 +555,6 @@ def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side:
             mid = (lo + hi) / 2
             stack += [(lo, mid), (mid, hi)]
         return True, None
-    finally:
-        ctx.prec = old
 
 
 def _frac(x: Any) -> Fraction | None:
@@ -643,9 +591,8 @@ _PROVE_CLOCK = [0.0, False]
 
 def _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros):
     try:
-        from . import certify
         h = certify.from_sympy(E, T)
-    except Exception:  # certify absent or the expression has no interval rule
+    except ValueError:  # the expression has a node with no interval rule
         return None, None
     radii = [None]
     if fa == 0:
@@ -1345,13 +1292,11 @@ def catalogue_assumptions(package: str = "claims") -> dict[str, tuple[str, ...]]
     """{claim id: assumes tags} for every catalogue claim that declares ``assumes``.
 
     Read from the claim modules' syntax trees (``Claim(id="...", assumes=(...))`` with literal
-    values, or a module-level tuple constant) instead of importing them: importing the whole
-    catalogue costs seconds, an audit must not. Claims already imported are taken from
-    :func:`verify.catalogue` directly.
+    values) instead of importing them: importing the whole catalogue costs seconds, an audit must
+    not. ``tests/test_audit.py`` checks that this agrees with the imported catalogue.
     """
     import ast
     import importlib.util
-    import sys as _sys
     if package in _ASSUMES_CACHE:
         return _ASSUMES_CACHE[package]
     out: dict[str, tuple[str, ...]] = {}
@@ -1362,42 +1307,16 @@ def catalogue_assumptions(package: str = "claims") -> dict[str, tuple[str, ...]]
             for fn in sorted(files):
                 if not fn.endswith(".py") or fn.startswith("_"):
                     continue
-                try:
-                    with open(os.path.join(dirpath, fn), encoding="utf-8") as fh:
-                        tree = ast.parse(fh.read())
-                except (OSError, SyntaxError):
-                    continue
-                consts: dict = {}
-                for node in tree.body:
-                    if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                            isinstance(node.targets[0], ast.Name):
-                        try:
-                            consts[node.targets[0].id] = ast.literal_eval(node.value)
-                        except (ValueError, TypeError, SyntaxError, RecursionError):
-                            pass
+                with open(os.path.join(dirpath, fn), encoding="utf-8") as fh:
+                    tree = ast.parse(fh.read())
                 for node in ast.walk(tree):
                     if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Claim"):
                         continue
                     kw = {k.arg: k.value for k in node.keywords}
-                    if "id" not in kw or "assumes" not in kw:
-                        continue
-                    try:
-                        cid = ast.literal_eval(kw["id"])
-                        a = kw["assumes"]
-                        tags = consts.get(a.id) if isinstance(a, ast.Name) else ast.literal_eval(a)
-                    except (ValueError, TypeError, SyntaxError):
-                        continue
-                    if isinstance(cid, str) and isinstance(tags, (tuple, list)) and tags:
-                        out[cid] = tuple(str(x) for x in tags)
-    # modules already imported (e.g. inside pytest) are authoritative
-    if any(m.startswith(package + ".") for m in _sys.modules):
-        try:
-            from .claim import catalogue
-            for c in catalogue(package):
-                if c.assumes:
-                    out[c.id] = tuple(c.assumes)
-        except Exception:
-            pass
+                    if "id" in kw and "assumes" in kw:
+                        tags = ast.literal_eval(kw["assumes"])
+                        if tags:
+                            out[ast.literal_eval(kw["id"])] = tuple(str(x) for x in tags)
     _ASSUMES_CACHE[package] = out
     return out
 
