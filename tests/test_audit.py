@@ -310,3 +310,12 @@ def test_sympy_input_goes_through_the_same_whitelist():
     assert parse_loss("Piecewise((s, (s > 0) & (s < 1)), (0, True))").has(sp.And)
     with pytest.raises(LossSyntaxError):
         parse_loss("s & 1")
+
+
+def test_catalogue_assumptions_match_the_imported_catalogue():
+    """The syntax-tree reading of ``assumes`` (used so an audit need not import the catalogue)
+    gives exactly what importing the claim modules gives."""
+    from verify.audit import catalogue_assumptions
+    from verify.claim import catalogue
+    imported = {c.id: tuple(c.assumes) for c in catalogue("claims") if c.assumes}
+    assert imported and catalogue_assumptions() == imported
