@@ -1,5 +1,4 @@
 """verify.loss: exact forms, evaluators, and the cancellation-free ratio ℓ'(s)/s."""
-import math
 
 import mpmath
 import numpy as np

@@ -14,7 +14,6 @@ The module knows nothing about any paper; catalogues of named losses live under 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
@@ -137,10 +136,6 @@ class Loss:
         return sp.lambdify(S, self.ratio_expr, modules="numpy")
 
     @cached_property
-    def _mp_ratio(self) -> Callable:
-        return sp.lambdify(S, self.ratio_expr, modules="mpmath")
-
-    @cached_property
     def _np_deficit(self) -> Callable:
         return sp.lambdify(S, sp.piecewise_fold(1 - self.ratio_expr), modules="numpy")
 
@@ -198,18 +193,6 @@ class Loss:
             if np.any(zero):
                 out = np.where(zero, 1.0 - float(self.ratio_at_zero), out)
             return out
-
-    def ratio_mp(self, s: Any) -> mpmath.mpf:
-        """ℓ'(s)/s in mpmath at the working precision (series value at exactly 0)."""
-        s = mpmath.mpf(s)
-        if s == 0:  # only the origin is 0/0; elsewhere the quotient is exact at this precision
-            v = self.ratio_at_zero
-            return mpmath.mpf(float(v)) if v.is_infinite else mpmath.mpf(sp.N(v, mpmath.mp.dps + 5))
-        return self._mp_ratio(s)
-
-    @property
-    def has_kernel(self) -> bool:
-        return self.kernel is not None
 
     def __repr__(self) -> str:
         return f"Loss({self.name!r}, dl={self.dl}, beta={self.beta})"
