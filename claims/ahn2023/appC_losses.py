@@ -663,7 +663,7 @@ def _beta_ratio_bounds(args):
         c, rb = beta_constants(b)
         sv = mpmath.mpf(frac_) * rb * 3  # s in (0, 3 r_β]
         if sv == 0:
-            return True
+            return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
         ok_a1 = loss.d2(sv) >= -mpmath.mpf(10) ** -40 and abs(loss.d(sv)) <= 1
         ok_ratio = loss.one_minus_ratio(sv) >= 0
         ok_branch = c < rb and c < 1 and c <= 1 / (b + 1)
@@ -809,7 +809,7 @@ def _beta_a3_property(args, factor=1):
         c, rb = beta_constants(b)
         sv = rb * 3 * mpmath.mpf(frac_)
         if sv == 0:
-            return True
+            return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
         lhs, rhs = loss.one_minus_ratio(sv), c * factor * sv**b
         tol = mpmath.mpf(10) ** -45 * rhs
         return bool(lhs <= rhs + tol), {"beta": b, "s": mpmath.nstr(sv, 12), "1-r": mpmath.nstr(lhs, 12),
@@ -850,7 +850,7 @@ def _a2p_implies_a2(args):
         cp = min(c1, mpmath.mpf(1))
         sv = cp * mpmath.mpf(frac_)
         if sv == 0:
-            return True
+            return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
         return bool(loss.one_minus_ratio(sv) >= cp * sv**loss.beta), {"loss": str(loss), "c'": mpmath.nstr(cp, 10)}
 
 

@@ -318,7 +318,7 @@ DEF6_A2 = Claim(
 def _ratio_le_1(args):
     loss, sv = args
     if sv == 0:
-        return True
+        return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
     with mpmath.workdps(40):
         return bool(loss.one_minus_ratio(sv) >= 0), {"loss": str(loss)}
 
@@ -351,7 +351,7 @@ def a2plus_property(args, shrink=True):
     with mpmath.workdps(50):
         sv = _mp(R) * _mp(u)
         if sv == 0:
-            return True
+            return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
         margin, cR = _a2p_margin(loss, R, sv, shrink)
         return bool(margin >= 0), {"loss": str(loss), "R": R, "s": mpmath.nstr(sv, 12),
                                    "c(R)": mpmath.nstr(cR, 10), "margin": mpmath.nstr(margin, 10)}
@@ -380,7 +380,7 @@ DEF6_A2P = Claim(
 def _a3_property(args, factor=1.0):
     loss, sv = args
     if sv == 0:
-        return True
+        return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
     # the sharp C makes the inequality tight as s -> 0 (relative margin ~ s²): raise the precision
     digits = 50 + int(2.5 * max(0.0, -math.log10(abs(sv))))
     with mpmath.workdps(digits):
