@@ -1,12 +1,9 @@
 """Unit tests of the even2023 machinery: dynamics (float64 lanes, high precision, mpmath reference),
 q/q_± series, the implicit-problem solver (spec §7 validation list), thresholds, strategies."""
-import math
-
 import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from claims.even2023 import _dln, _implicit
 from claims.even2023._strategies import alpha_shapes, designs, problems, sparse_teachers

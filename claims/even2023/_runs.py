@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 
 from . import _dln, _implicit
-from ._dln import Constant, AdaGradNorm, DiagonalAdaGrad, RandomIID
+from ._dln import Constant, AdaGradNorm
 
 
 # --------------------------------------------------------------------------- E3: Theorem 1 at hp

@@ -6,7 +6,6 @@ Spec: ``shared/spec/even2023.md`` §1 (def6–def8) and §2 (fact1, eq4, fact2, 
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import mpmath
@@ -52,11 +51,6 @@ def bregman(b, bq, a):
 q_plus = -2 * x - sp.log((1 - x) ** 2)
 q_minus = 2 * x - sp.log((1 + x) ** 2)
 q_fn = -sp.log((1 - x ** 2) ** 2) / 2
-
-
-def _series_coeffs(expr, order):
-    s = sp.series(expr, x, 0, order).removeO()
-    return sp.Poly(sp.expand(s), x).all_coeffs()
 
 
 # =========================================================================== def6

@@ -21,8 +21,6 @@ from verify.claim import Check, outcome
 
 from . import PAPER, _dln, _implicit, _runs, _strategies
 
-TRUST_R = "R"
-
 # --------------------------------------------------------------------------- symbols
 
 x = sp.Symbol("x", real=True)

@@ -410,9 +410,6 @@ EQ11 = Claim(
 # =========================================================================== eq25 / eq26
 
 _sig = sp.Symbol("sigma", positive=True)
-_nn = sp.Symbol("n", positive=True, integer=True)
-
-
 def _isserlis(j_on: bool, variant: str = "truth"):
     """E[x_j²⟨x, β⟩²] for x ∼ N(0, σ²I_3) (sympy.stats), compared with σ⁴(‖β‖² + 2β_j²)."""
     import sympy.stats as ss
