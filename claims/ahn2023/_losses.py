@@ -255,19 +255,6 @@ def hp_agreement(key: str, ks: tuple, m: float, k_max_dd: float = 3.0, tol: floa
     return out
 
 
-def outcome_guard(r: dynamics.Lanes, what: str) -> Evidence | None:
-    """INCONCLUSIVE evidence when a lane did not converge (never silently a pass)."""
-    bad = ~r.ok()
-    if bad.any():
-        i = int(np.nonzero(bad)[0][0])
-        return outcome(Status.INCONCLUSIVE,
-                       f"{what}: {int(bad.sum())} lane(s) did not converge "
-                       f"({r.counts()}); first: eta={r.eta[i]:.4g} outcome "
-                       f"{dynamics.Outcome(r.outcome[i])} after {int(r.steps[i])} steps: raise the "
-                       f"step budget or shorten the grid", outcomes=r.counts(), eta=float(r.eta[i]))
-    return None
-
-
 def combine(name: str, checks: dict, kind: str) -> Check:
     """One check made of labelled sub-checks (e.g. one per loss); see :func:`verify.claim.all_checks`."""
     return all_checks(name, checks, kind)

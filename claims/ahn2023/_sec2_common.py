@@ -140,10 +140,6 @@ def losses() -> st.SearchStrategy:
                      st.floats(1.0, 20.0, exclude_min=True).map(beta_loss))
 
 
-def show_loss(loss: Loss) -> str:
-    return str(loss)
-
-
 # --------------------------------------------------------------------------- GD trajectories
 
 def gd_run(loss: Loss, eta: float, x: float, y: float, steps: int,

@@ -15,7 +15,7 @@ from verify.claim import Check, Context, Evidence, outcome
 from verify import dynamics
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._losses import SQRT, combine, guarded, lanes
+from claims.ahn2023._losses import SQRT, combine, lanes
 from claims.ahn2023.sec2_eos_regime import (EOS_M, GAP, K_FIT, TAU, beta_of, fast_exponent, ks_for,
                                             measure, _rem3_law, _rem3_rate, _thm2_rate)
 
@@ -253,10 +253,6 @@ LEFT_KEYS = ("beta=3/2", "beta=2", "beta=3", "beta=10")
 RIGHT_KEYS = ("beta=4/3", "beta=3/2", "beta=2", "beta=4")
 
 
-def _right_rate(key: str, exponent=None) -> Check:
-    return _rem3_rate(key, exponent)
-
-
 def _draw_fig11(ctx: Context, path: str) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
@@ -274,7 +270,6 @@ def _draw_fig11(ctx: Context, path: str) -> str:
     ax.legend(fontsize=7)
     ax = axes[1]
     for key in RIGHT_KEYS:
-        ks = tuple(k for k in ks_for(ctx, key) if k >= 2.0)
         r = lanes(key, ks_for(ctx, key), EOS_M)
         keep = np.asarray(ks_for(ctx, key)) >= 2.0 - 1e-9
         eta, T = r.eta[keep], r.bounce[keep].astype(float)
@@ -320,7 +315,7 @@ FIG11_RIGHT = Claim(
     expect="supported",
     status="empirical",
     notes="T := #{t : y_t² > 2/η}; η ∈ [e^-5, e^-2] (quick budget: ℓ_{4/3} to e^-4); tolerance 0.1.",
-    checks=(combine("slopes", {k: _right_rate(k) for k in RIGHT_KEYS}, "RATE"),),
+    checks=(combine("slopes", {k: _rem3_rate(k) for k in RIGHT_KEYS}, "RATE"),),
     planted=(Planted("p2", "slope −2 for β < 2", combine("p2", {
-        k: _right_rate(k, -2.0) for k in ("beta=4/3", "beta=3/2")}, "RATE")),),
+        k: _rem3_rate(k, -2.0) for k in ("beta=4/3", "beta=3/2")}, "RATE")),),
 )

@@ -336,7 +336,6 @@ THM1 = Claim(
 )
 
 REM1_M = (0.5, 1.5)   # δ = 1.5 and 0.5: |1 − η y²| ≈ 1/2, a contraction away from 0
-S_C = 0.5
 
 
 def _rem1_eta_measure(key: str, m: float, eps: float = 1e-8):
