@@ -735,7 +735,7 @@ PROP16 = Claim(
     expect="supported",
     notes="Printed conclusion; hypotheses [M]. E5 with n = 20, s = 3, β* = (1, −1, 1, 0, …). Quick "
           "budget: base d = 30, 1 dataset × 4 batch seeds (full: d = 60, 2 datasets × 16 seeds). Runs "
-          "stop at L ≤ 1e−5 L_0 (the remaining gain is below 1e−3 relative). Slopes τ = 0.25.",
+          "stop at L ≤ 1e−5 L_0 (the project's stopping rule; the gain accrued after the stop is not counted). Slopes τ = 0.25; linear scaling rule: |ratio − 1| ≤ 2-standard-error band + 0.25.",
     checks=(
         Check("theta_ratio", _p16_theta, "RATE"),
         asymptotic.rate("gamma_slope_1", _p16_series("gamma"), 1.0, 0.25, law="E‖Gain‖₁ vs γ (b = 1)"),
