@@ -1,6 +1,5 @@
 """Tests for claims/ahn2023/_network.py: the fast (sorted-prefix, numba) network path against the
 definition, the conventions, and the Figure-1 grid."""
-import math
 
 import numpy as np
 import pytest

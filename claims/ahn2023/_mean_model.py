@@ -23,7 +23,6 @@ import numba
 import numpy as np
 from scipy import integrate, optimize, special
 
-SQRT2 = math.sqrt(2.0)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
@@ -38,11 +37,6 @@ def g(b):
 def g_prime(b):
     """g'(b) = Φ(b)."""
     return special.ndtr(np.asarray(b, dtype=float))
-
-
-def ell_sym_prime(s):
-    """ℓ_sym'(s) = ½ tanh(s/2)."""
-    return 0.5 * np.tanh(0.5 * np.asarray(s, dtype=float))
 
 
 def kappa(b: float) -> float:

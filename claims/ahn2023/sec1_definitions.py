@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from verify import Claim, Planted, Status
-from verify import asymptotic, sampling, symbolic
+from verify import asymptotic, sampling
 from verify.claim import check, outcome
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _mean_model as mm

@@ -897,7 +897,11 @@ THRESHOLD_MM = Claim(
     ),
     figures=(Figure("threshold_mm_phase", _draw_mm_phase),),
     notes="Transition per (d, A₀) by bisection (tolerance 1e-3 in ηd²/π) on the predicate "
-          "|b_∞^MM| > 1/d; runs stop when |A_t| ≤ 1e-12 (budget 4e6 steps).",
+          "|b_∞^MM| > 1/d, a chosen level between the O(1/d²) and Ω(1) branches (recorded as "
+          "'criterion' in the evidence); runs stop when |A_t| ≤ 1e-12 (budget 4e6 steps). The search "
+          "range is [6, 12]: a run whose predicate is not False at 6 and True at 12 is inconclusive, "
+          "so the planted locations 4, 8d and 8/n (all outside it) are refuted by the predicate's "
+          "values at the ends of the range, not by the range itself.",
 )
 
 
