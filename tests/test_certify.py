@@ -7,7 +7,7 @@ import sympy as sp
 from flint import arb
 
 from verify import certify
-from verify.claim import Context, Status
+from verify.claim import Check, Context, Status, outcome
 
 s = sp.Symbol("s")
 b = sp.Symbol("b")
@@ -128,6 +128,13 @@ def test_tail_rule():
     assert "tail" in ev.data
     alone = run(certify.inequality("le1", sp.tanh(s) / s, 1, Fraction(1, 2), 4))
     assert alone.status == Status.PROVED and "only" in alone.summary
+    # a tail that leaves [4, 5) uncovered, or does not say where it starts, is not a proof
+    late = certify.sympy_tail("late", 1 - 1 / s, s, 5)
+    gap = run(certify.inequality("le1", sp.tanh(s) / s, 1, Fraction(1, 2), 4, tail=late))
+    assert gap.status == Status.INCONCLUSIVE, gap.summary
+    nowhere = Check("nowhere", lambda ctx: outcome(Status.PROVED, "no start given"))
+    blind = run(certify.inequality("le1", sp.tanh(s) / s, 1, Fraction(1, 2), 4, tail=nowhere))
+    assert blind.status == Status.INCONCLUSIVE, blind.summary
 
 
 # --------------------------------------------------------------------------- (d), (e) constants and roots

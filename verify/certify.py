@@ -909,14 +909,15 @@ def inequality(name: str, lhs: Any, rhs: Any, lo: Any, hi: Any, *, var: sp.Symbo
         tev = tail(ctx)
         data["tail"] = tev.to_json()
         start = tev.data.get("start") if isinstance(tev.data, dict) else None
-        if tev.status == Status.PROVED and start is not None:
+        if tev.status == Status.PROVED:
+            # the tail must say where it starts, at or before b, or [b, start) is not covered
             try:
-                gap = exact(sp.Rational(str(start))) > b
+                gap = start is None or exact(sp.Rational(str(start))) > b
             except (TypeError, ValueError):
                 gap = True
             if gap:
-                return outcome(Status.INCONCLUSIVE, summary + f"; the tail starts at {start} > {b}: "
-                               "the gap is not certified", **data)
+                return outcome(Status.INCONCLUSIVE, summary + f"; the tail starts at {start} (not "
+                               f"known to be <= {b}): the gap is not certified", **data)
         if tev.status == Status.PROVED:
             data["domain_certified"] = [_qstr(a), "oo"]
             data["tail_argument"] = tev.summary[:160]
