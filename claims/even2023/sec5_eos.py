@@ -14,6 +14,7 @@ from scipy.stats import spearmanr
 
 from verify import Claim, Figure, Planted, Status
 from verify import symbolic
+from verify.asymptotic import fit_power
 from verify.claim import Check, outcome
 
 from . import PAPER, _dln, _implicit, _runs
@@ -245,6 +246,8 @@ def _fact9_traj(variant: str):
                 worst_rel = max(worst_rel, rel)
                 worst_stab = max(worst_stab, stab)
                 rows.append([float(lanes.gammas[i]), lam_fd, lam, stab])
+        if not rows:
+            return outcome(Status.INCONCLUSIVE, "no converged GD run on the E1 sweep", runs=0)
         ok = worst_rel < 1e-5 and worst_stab <= 1 + 1e-3
         what = "λ_max(D^½HD^½)" if variant == "truth" else "λ_max(DHD)"
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
@@ -297,7 +300,6 @@ def _fig1_check(part: str):
                 # GD at the small-γ end: ‖β_K − β*_α‖ ∝ γ (fit over the 4 smallest converged γ)
                 idx = np.nonzero(cg)[0][:4]
                 dist = np.linalg.norm(gd.lanes.beta[idx] - gf, axis=1)
-                from verify.asymptotic import fit_power
                 fit = fit_power(gd.gammas[idx], dist)
                 good = abs(fit.slope - 1) <= 0.25
                 data[f"seed {seed}"] = {"slope": fit.slope, "stderr": fit.stderr, "gammas": gd.gammas[idx],
