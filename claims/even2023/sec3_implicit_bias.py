@@ -303,7 +303,9 @@ def _tilt_bound(ctx):
         ratio = np.max(np.abs(lanes.phi[i]) / np.maximum(bound, 1e-300))
         worst = max(worst, float(ratio))
         n += 1
-    ok = n > 0 and worst <= 1.0
+    if n == 0:
+        return outcome(Status.INCONCLUSIVE, "no converged E6 GD run with m < 1", runs=0)
+    ok = worst <= 1.0
     return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                    f"|φ_∞| ≤ m·Gain/(3(1−m²)) on {n} GD runs; worst ratio {worst:.3f}",
                    runs=n, worst_ratio=worst)
@@ -781,7 +783,10 @@ def _prop1_local(which: str):
         conv = [r for r in rows if r["outcome"] == "converged"]
         # compare the rates −ln(ratio) and −ln ρ (relative tolerance 5%)
         errs = [abs(math.log(r["ratio"]) / math.log(r[key]) - 1) for r in conv]
-        ok = len(conv) >= 4 and max(errs) <= 0.05
+        if len(conv) < 4:
+            return outcome(Status.INCONCLUSIVE, f"only {len(conv)} converged GD runs on E1 (4 needed)",
+                           runs=rows)
+        ok = max(errs) <= 0.05
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{len(conv)} converged GD runs on E1 (α ∈ {{0.3, 0.1, 0.03}}, γ ∈ {{0.2, 0.5, 1.5}}): late "
                        f"loss ratio vs ρ{'' if which == 'truth' else ' (' + which + ')'}: worst relative "
