@@ -257,7 +257,7 @@ FIG1 = Claim(
     ),
     figures=(Figure("fig1_bias_vs_eta", _draw_fig1),),
     notes="Grid: zoom 1e-4..1.5e-3 step 5e-5 (full) / 2e-4..1.5e-3 step 1e-4 (quick), plus coarse "
-          "points to 0.012; T = ⌈10/η⌉; kink tolerance ±10 % of 8π/d²; test set 5000 fresh samples. "
+          "points to 0.012; T = ⌈10/η⌉; test set 5000 fresh samples. "
           "Kink estimator: linear below, cubic above, continuous (a straight right branch is biased "
           "by the curvature above the kink); the plain piecewise-linear estimate is also reported. "
           "The spec's tolerance is one grid step; the check uses ±10 % of 8π/d² (tighter than the "
@@ -386,13 +386,14 @@ def _fig4_check(name: str, planted: str | None = None):
         if planted == "p1":
             ok = bool(np.all(sharp <= 1 / FIG4_ETA))
             return outcome(Status.SUPPORTED if ok else Status.REFUTED,
-                           f"max sharpness {sharp.max():.1f} vs 1/η = {1 / FIG4_ETA:.0f}")
+                           f"max sharpness {sharp.max():.1f} vs 1/η = {1 / FIG4_ETA:.0f}",
+                           sharpness_max=float(sharp.max()), seed=_seed(ctx))
         if planted == "p2":
             tail = float(np.median(sharp[-50:]))
             ok = abs(tail - 2 * two_over_eta) <= FIG4_EPS * 2 * two_over_eta
             return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                            f"median sharpness over the last 50 steps {tail:.1f} vs 4/η = "
-                           f"{2 * two_over_eta:.0f}", tail_median=tail)
+                           f"{2 * two_over_eta:.0f}", tail_median=tail, epsilon=FIG4_EPS, seed=_seed(ctx))
         t_half = int(np.argmax(b <= 0.5 * b[-1]))    # b has made half of its 500-step drop
         t_90 = int(np.argmax(b <= 0.9 * b[-1]))
         inside = np.abs(sharp / two_over_eta - 1) <= FIG4_EPS
