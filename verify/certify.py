@@ -36,8 +36,9 @@ What can be certified
 * **GD trajectory enclosures** for f(x, y) = l(xy) (:func:`enclose_limit_sharpness`): a centred
   form around an exact-midpoint reference trajectory, z_{t+1} in G(z_hat) + DG(Z)(z - z_hat), so
   the width follows the true sensitivity instead of the wrapping blow-up of naive ball iteration
-  (measured: ~1.6 bits lost per step in the edge-of-stability phase, so 64-bit
-  naive balls die within ~40 steps; the centred form keeps radius ~1e-12 over 10^5 steps). The limit y_inf^2 is certified
+  (which loses bits every step of the edge-of-stability phase, so 64-bit naive balls die within
+  tens of steps; benchmark ``certify.trajectory_steps_per_second`` reports the centred form's
+  ``max_radius``). The limit y_inf^2 is certified
   with D_{t+1} = (1 - eta^2 l'(s_t)^2) D_t, D = y^2 - x^2, plus a two-sided geometric tail bound
   proved by induction (see :func:`_tail_certificate`).
 

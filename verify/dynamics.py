@@ -16,7 +16,8 @@ Paths
   grow through the unstable bouncing phase), with the loss lambdified into arb operations; losses
   whose expression cannot be mapped fall back to mpmath (scoped ``mpmath.workdps``).
 * :func:`run_dd` — the same map in compiled double-double arithmetic (~106 bits, ≈ 31.9 digits),
-  ~30x faster than a naive mpmath loop, for cross-checking long (small-η) lanes.
+  much faster than a naive mpmath loop (benchmark ``dynamics.high_precision`` measures the ratio),
+  for cross-checking long (small-η) lanes.
 * :func:`cross_check` — runs both and reports the disagreement; a check must treat a disagreement
   beyond its stated tolerance as INCONCLUSIVE.
 
@@ -615,7 +616,8 @@ def run_hp(loss: Loss, x0: Any, y0: Any, eta: Any, *, dps: int = 30, max_steps: 
     """The GD map at ``dps`` ≥ 30 significant digits on a (small) set of lanes.
 
     Inputs are converted exactly from their float64 values (so the hp run starts where the float
-    run starts). ``backend``: ``"arb"`` (python-flint, midpoints kept; ~10x faster than mpmath),
+    run starts). ``backend``: ``"arb"`` (python-flint, midpoints kept; faster than mpmath,
+    ``arb_speedup`` in benchmark ``dynamics.high_precision``),
     ``"mpmath"``, or ``"auto"`` (arb when the loss expression maps onto arb operations).
     Stopping rules and outcomes are those of :func:`run`.
     """
@@ -778,7 +780,8 @@ def cross_check(loss: Loss, x0: Any, y0: Any, eta: Any, *, tol: float = 1e-9, dp
 # ----------------------------------------------------------------------------- double-double path
 # A compiled ~106-bit (≈ 31.9 significant digits) path: each number is an unevaluated sum hi + lo of
 # two float64 (Dekker / Knuth error-free transformations; Hida–Li–Bailey style algorithms). It runs the
-# same GD map as run_hp at ~100x the speed of mpmath, so long (small-η) lanes can be cross-checked.
+# same GD map as run_hp much faster than mpmath (benchmark dynamics.high_precision), so long
+# (small-η) lanes can be cross-checked.
 # Loss kernels for it have the signature ``dd_kernel(s_hi, s_lo, params) -> (hi, lo)``.
 _SPLIT = 134217729.0  # 2^27 + 1
 
