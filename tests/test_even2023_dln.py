@@ -99,12 +99,18 @@ def test_solver_handles_huge_gains():
     p = _dln.e3_problem(0)
     sol = _implicit.solve_f64(p.X, p.y, np.full(p.d, -400.0), 0.0)
     assert sol.converged
+    # α² = e^{-400}: an interpolator, and (α → 0) the ℓ1 interpolator
+    assert np.allclose(p.X @ sol.beta, p.y, atol=1e-10)
+    assert np.allclose(sol.beta, _dln.l1_interpolator(p.X, p.y), atol=1e-8)
 
 
 def test_threshold_bracket_is_ordered():
     p = _dln.e3_problem(0)
     br = _dln.locate_threshold(p, lo=0.05, hi=10.0, rel=5e-2, lanes=6, max_steps=50_000, tol_rel=1e-16)
     assert br.lo < br.hi and br.rel_width <= 5e-2
+    # under the same step budget, the run at lo converges and the run at hi does not
+    lanes = _dln.run_lanes(p, [br.lo, br.hi], max_steps=50_000, tol_rel=1e-16)
+    assert lanes.outcome(0) == "converged" and lanes.outcome(1) != "converged"
 
 
 @settings(max_examples=20, deadline=None, database=None)
