@@ -192,6 +192,9 @@ def _prop3_finite(planted: bool):
         if planted:   # "Σ_k L(β_k) < ∞ for every γ": a run above γ̃_max
             r = _dln.run_lanes(p, [br.hi * 1.5], max_steps=100_000, tol_rel=1e-16)
             fin = r.status[0] == _dln.CONVERGED
+            if not fin and r.outcome(0) != "blown_up":   # budget exhausted: not a witness of Σ L = ∞
+                return outcome(Status.INCONCLUSIVE, f"GD at γ = {1.5 * br.hi:.4g}: {r.outcome(0)}",
+                               outcome=r.outcome(0), gamma=1.5 * br.hi)
             return outcome(Status.SUPPORTED if fin else Status.REFUTED,
                            f"GD at γ = {1.5 * br.hi:.4g} > γ̃_max: {r.outcome(0)} (Σ L not finite)",
                            outcome=r.outcome(0), gamma=1.5 * br.hi)
