@@ -1303,9 +1303,11 @@ THM4 = Claim(
     checks=(
         _thm4_grid_check("bound_on_grid", _thm4_bound),
         _thm4_forall("bound_on_generated_inputs", _thm4_bound),
-        symbolic.truth("bound_negative", lambda: _sp().simplify(
-            (8 + _sp().Symbol("delta", positive=True)) * _sp().pi - 8 * _sp().pi > 0),
-            why="2/√((8+δ)π) < 1/√(2π) = g(0) iff δ > 0, and g is increasing (lem2)"),
+        # both sides are positive, so compare squares: g(0)² > (2/√((8+δ)π))² for every δ > 0
+        symbolic.truth("bound_negative", lambda: S()["g"].subs(S()["b"], 0) ** 2 - (
+            2 / _sp().sqrt((8 + _sp().Symbol("delta", positive=True)) * _sp().pi)) ** 2 > 0,
+            why="2/√((8+δ)π) < g(0) = 1/√(2π) for δ > 0, and g is increasing (lem2), so the "
+                "bound g⁻¹(2/√((8+δ)π)) < 0"),
     ),
     planted=(
         Planted("p1", "bound g⁻¹(2/((8+δ)π)) (square root dropped)",
