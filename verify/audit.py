@@ -514,6 +514,14 @@ def _arb_interval(a: float | sp.Expr, b: float | sp.Expr) -> Any:
     return lo.union(hi)
 
 
+def _float_outward(x: Any, direction: float) -> float:
+    """x as a float, moved one ulp toward ``direction`` unless the float is x exactly, so the
+    float interval always contains the exact one (a rounded endpoint would leave a sliver)."""
+    x = sp.sympify(x)
+    f = float(sp.N(x, 30))
+    return f if sp.Rational(f) == x else math.nextafter(f, direction)
+
+
 def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side: str,
                    strict: bool = False, max_evals: int = 6000) -> tuple[bool | None, Any]:
     """Certify e(x) >= bound (side="lower") or <= bound ("upper") for x in [a, b] by bisection.
@@ -528,7 +536,7 @@ def _certify_bound(e: sp.Expr, var: sp.Symbol, a: Any, b: Any, bound: Any, side:
         return None, None
     with certify.working_precision(128):
         bnd = g(arb(0))
-        stack = [(float(sp.N(a, 20)), float(sp.N(b, 20)))]
+        stack = [(_float_outward(a, -math.inf), _float_outward(b, math.inf))]
         evals = 0
         while stack:
             lo, hi = stack.pop()
