@@ -143,6 +143,32 @@ def _qpm_vec(s):
     return qp, qm
 
 
+def q_mp(s, dps: int = 40):
+    """q(s) = −ln|1 − s²| in mpmath at ``dps`` digits (log1p: the argument s² is exact)."""
+    with mpmath.workdps(dps):
+        s2 = mpmath.mpf(s) ** 2
+        return -mpmath.log1p(-s2) if s2 < 1 else -mpmath.log(s2 - 1)
+
+
+def q_plus_minus_mp(s, dps: int = 40):
+    """(q_+(s), q_−(s)) in mpmath; the series 2Σ_{j≥2}(±s)^j/j for |s| < 1e-3 (no cancellation)."""
+    with mpmath.workdps(dps):
+        s = mpmath.mpf(s)
+        if abs(s) < mpmath.mpf("1e-3"):
+            return (2 * mpmath.fsum(s ** j / j for j in range(2, 30)),
+                    2 * mpmath.fsum((-s) ** j / j for j in range(2, 30)))
+        return -2 * s - 2 * mpmath.log(abs(1 - s)), 2 * s - 2 * mpmath.log(abs(1 + s))
+
+
+def q_sandwich(s) -> bool:
+    """s² ≤ q(s) ≤ s²/(1 − s²) for |s| < 1, compared at 40 digits (rounding slack 1e−30 relative)."""
+    with mpmath.workdps(40):
+        s2 = mpmath.mpf(s) ** 2
+        q = q_mp(s)
+        slack = 1 + mpmath.mpf("1e-30")
+        return bool(s2 <= q * slack and q <= s2 / (1 - s2) * slack)
+
+
 # --------------------------------------------------------------------------- float64 lanes
 
 @dataclass(frozen=True)

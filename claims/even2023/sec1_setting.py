@@ -302,10 +302,7 @@ DEF11 = Claim(
 
 
 def _gain_nonneg(s):
-    with mpmath.workdps(40):
-        s2 = mpmath.mpf(s) ** 2
-        q = -mpmath.log1p(-s2) if s2 < 1 else -mpmath.log(s2 - 1)
-        return bool(q >= 0)
+    return bool(_dln.q_mp(s) >= 0)
 
 
 DEF12 = Claim(
@@ -325,7 +322,7 @@ DEF12 = Claim(
                             st.floats(-1.4142135, 1.4142135).filter(lambda s: abs(abs(s) - 1) > 1e-12),
                             lambda s: (_gain_nonneg(s), {"s": s}))),
     planted=(Planted("p1", "Gain ≥ 0 whatever the steps (witness s = 3/2)",
-                     sampling.witness("p1_any_steps", 1.5, lambda s: (_gain_nonneg(s), {"q": float(-mpmath.log(1.25))}),
+                     sampling.witness("p1_any_steps", 1.5, lambda s: (_gain_nonneg(s), {"q": float(_dln.q_mp(s))}),
                                       exact=True)),),
 )
 

@@ -151,24 +151,6 @@ def _atanh_bound(s):
         return bool(lhs <= abs(s) ** 3 / (3 * (1 - s * s)) * (1 + mpmath.mpf("1e-30")))
 
 
-def _q_sandwich(s):
-    with mpmath.workdps(40):
-        s2 = mpmath.mpf(s) ** 2
-        q = -mpmath.log1p(-s2)
-        slack = 1 + mpmath.mpf("1e-30")
-        return bool(s2 <= q * slack and q <= s2 / (1 - s2) * slack)
-
-
-def _qpm_nonneg(s):
-    with mpmath.workdps(40):
-        s = mpmath.mpf(s)
-        if abs(s) < mpmath.mpf("1e-3"):
-            qp = 2 * mpmath.fsum(s ** j / j for j in range(2, 30))
-        else:
-            qp = -2 * s - 2 * mpmath.log(abs(1 - s))
-        return bool(qp >= 0)
-
-
 DEF8 = Claim(
     id="even2023.def8",
     source=PAPER.at("§3 (q and q_±)"),
@@ -192,8 +174,8 @@ DEF8 = Claim(
                           lambda: sp.Rational(4, 3) * x ** 3 + sp.Rational(4, 5) * x ** 5),
         symbolic.identity("q_sqrt2_zero", lambda: _q_at(sp.sqrt(2))),
         symbolic.identity("q_3_2", lambda: _q_at(sp.Rational(3, 2)), lambda: -sp.log(sp.Rational(5, 4))),
-        sampling.forall("q_sandwich", st.floats(-0.999, 0.999), lambda s: (_q_sandwich(s), {"x": s})),
-        sampling.forall("q_plus_nonneg", st.floats(-1e6, 0.999999), lambda s: (_qpm_nonneg(s), {"x": s})),
+        sampling.forall("q_sandwich", st.floats(-0.999, 0.999), lambda s: (_dln.q_sandwich(s), {"x": s})),
+        sampling.forall("q_plus_nonneg", st.floats(-1e6, 0.999999), lambda s: (bool(_dln.q_plus_minus_mp(s)[0] >= 0), {"x": s})),
         sampling.forall("atanh_bound", st.floats(-0.999, 0.999), lambda s: (_atanh_bound(s), {"x": s})),
     ),
     planted=(

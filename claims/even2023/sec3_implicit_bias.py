@@ -492,11 +492,11 @@ PROP15 = Claim(
     notes="Hypotheses [M] (not recovered). The .suff/.gt/.need parts are derived.",
     checks=(
         sampling.forall("suff_q_nonneg", st.floats(-0.999999, 0.999999),
-                        lambda s: (float(_qpm_mp(s)[0]) >= 0 and float(_qpm_mp(s)[1]) >= 0,
+                        lambda s: (min(_dln.q_plus_minus_mp(s)) >= 0,
                                    {"s": s}), examples=(300, 3000)),
         Check("suff_stress_E9", _prop15_suff, "TRAJ"),
         sampling.forall("gt_q_negative_needs_sqrt2", st.floats(-5, 5).filter(lambda s: abs(abs(s) - 1) > 1e-9),
-                        lambda s: (not (_q_mp(s) < 0) or _exceeds_sqrt2(s), {"s": s}),
+                        lambda s: (not (_dln.q_mp(s) < 0) or _exceeds_sqrt2(s), {"s": s}),
                         examples=(300, 3000)),
         Check("need_witness_E9", _prop15_need(False), "TRAJ"),
     ),
@@ -505,37 +505,10 @@ PROP15 = Claim(
 )
 
 
-def _qpm_mp(s):
-    """(q_+(s), q_−(s)) at 40 digits; the series 2Σ_{j≥2}(±s)^j/j for |s| < 1e-3 (no cancellation)."""
-    with mpmath.workdps(40):
-        s = mpmath.mpf(s)
-        if abs(s) < mpmath.mpf("1e-3"):
-            qp = 2 * mpmath.fsum(s ** j / j for j in range(2, 30))
-            qm = 2 * mpmath.fsum((-s) ** j / j for j in range(2, 30))
-            return qp, qm
-        return -2 * s - 2 * mpmath.log(abs(1 - s)), 2 * s - 2 * mpmath.log(abs(1 + s))
-
-
 def _exceeds_sqrt2(s) -> bool:
     """|s| > √2 decided exactly (s is a float, i.e. a dyadic rational: compare s² with 2)."""
     from fractions import Fraction
     return Fraction(s) ** 2 > 2
-
-
-def _q_sandwich(s) -> bool:
-    """s² ≤ q(s) ≤ s²/(1 − s²), compared at 40 digits (rounding slack 1e−30 relative)."""
-    with mpmath.workdps(40):
-        s2 = mpmath.mpf(s) ** 2
-        q = _q_mp(s)
-        slack = 1 + mpmath.mpf("1e-30")
-        return bool(s2 <= q * slack and q <= s2 / (1 - s2) * slack)
-
-
-def _q_mp(s):
-    """q(s) = −ln|1 − s²| at 40 digits (log1p: exact argument)."""
-    with mpmath.workdps(40):
-        s2 = mpmath.mpf(s) ** 2
-        return -mpmath.log1p(-s2) if s2 < 1 else -mpmath.log(s2 - 1)
 
 
 # =========================================================================== Proposition 18
@@ -623,7 +596,7 @@ FACT6 = Claim(
     expect="supported",
     checks=(
         sampling.forall("q_sandwich", st.floats(-0.999, 0.999),
-                        lambda s: (_q_sandwich(s), {"s": s}),
+                        lambda s: (_dln.q_sandwich(s), {"s": s}),
                         examples=(300, 3000)),
         Check("ratio_on_runs", _fact6(False), "TRAJ"),
     ),
