@@ -105,8 +105,11 @@ def _fig1_kink(name: str, target: float, what: str, init_var: str = "paper",
                 "final_b": y.tolist(), "etas": x.tolist()}
         # the fit always returns a kink inside (x[1], x[-2]); it refutes a claimed location only
         # if it is a real slope change, and a location outside that range is refuted only by one
-        slope_factor = fit["slope_right_at_kink"] / fit["slope_left"] if fit["slope_left"] else math.inf
-        sharp = slope_factor >= KINK_SLOPE_FACTOR
+        # b falls after the kink: compare magnitudes, since the flat left branch may carry a tiny
+        # slope of either sign (a signed ratio would turn a sharp bend into "no bend")
+        left, right = fit["slope_left"], fit["slope_right_at_kink"]
+        slope_factor = abs(right) / abs(left) if left else math.inf
+        sharp = right < 0 and slope_factor >= KINK_SLOPE_FACTOR
         in_range = x[1] <= target <= x[-2]
         info.update(slope_factor=slope_factor, slope_factor_min=KINK_SLOPE_FACTOR,
                     target_in_fitted_range=bool(in_range))
