@@ -51,7 +51,8 @@ Modules (one concept each; everything is re-exported here, so ``from verify.cert
 :mod:`.ops` (dual arb / arb_series operations, automatic derivatives), :mod:`.sympy_arb` (sympy ->
 arb compiler), :mod:`.taylor` (Taylor forms at 0), :mod:`.bisection` (h >= 0 on an interval),
 :mod:`.inequality` (check constructors for inequalities and tails), :mod:`.constants` (constants,
-roots, largest valid interval), :mod:`.trajectory` (GD trajectory enclosures, limiting sharpness),
+roots, largest valid interval), :mod:`.trajectory` (GD trajectory enclosures, limiting sharpness), :mod:`.orbit`
+(centred-form orbit enclosure of any smooth map in R^n),
 :mod:`.losses` (example losses, the exact EoS start), :mod:`.benchmarks`.
 
 Functions are Python callables on arb balls. Write them with the dual operations in :data:`ops`
@@ -95,6 +96,9 @@ from .trajectory import (  # noqa: F401
 )
 from .losses import (  # noqa: F401
     _abs_pow, _tanh_d2loss, _tanh_dloss, beta_loss, eos_start, ScaledSqrt,
+)
+from .orbit import (  # noqa: F401
+    enclose_orbit, hull, OrbitResult,
 )
 from .benchmarks import (  # noqa: F401
     _bench_ex1, _bench_limit, _bench_steps,
