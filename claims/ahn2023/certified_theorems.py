@@ -492,3 +492,26 @@ THM3_CERTIFIED = Claim(
                           why="spec planted error")),
     ),
 )
+
+
+@benchmark("ahn2023.thm3_certified_seconds", target=30.0, unit="s", higher_is_better=False,
+           description="certified b_inf of the mean model (5) in the GF regime, all full-budget thm3.certified "
+                       "instances (arb orbit enclosure + tail)")
+def _bench_thm3() -> dict:
+    certify_mean_model.cache_clear()
+    started = time.perf_counter()
+    certs = [certify_mean_model(d, Fraction(c), Fraction(a)) for d, c, a in THM3_CERT_FULL]
+    return {"value": time.perf_counter() - started, "instances": len(certs), "all_ok": all(c.ok for c in certs),
+            "max_width": max(float(c.b_inf.upper() - c.b_inf.lower()) for c in certs if c.ok)}
+
+
+@benchmark("ahn2023.thm2_lower_certified_seconds", target=30.0, unit="s", higher_is_better=False,
+           description="certified 2/eta - C eta^{1/(beta-1)} < y_inf^2 < 2/eta, all ten thm2.lower_certified "
+                       "instances (slowest: l_sqrt at eta = 1/100, 75k steps)")
+def _bench_thm2_lower() -> dict:
+    certify.trajectory._SHARPNESS_CACHE.clear()
+    started = time.perf_counter()
+    evs = [c(Context(0)) for c in _thm2_lower_checks("bench_")]
+    return {"value": time.perf_counter() - started, "instances": len(evs),
+            "all_proved": all(e.status == Status.PROVED for e in evs),
+            "max_width": max(e.data.get("width", 0.0) for e in evs)}

@@ -25,6 +25,7 @@ For GD with constant step γ on L(β) = ‖Xβ − y‖²/(2n), β = u ⊙ v, fr
 from __future__ import annotations
 
 import functools
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -145,12 +146,22 @@ def _dln_map(inst: Instance, record: list):
     return step, jacobian
 
 
+def _grid(x: float) -> float:
+    """x rounded to 24 significant bits: float estimates from LAPACK (eigenvalues, dual variables) may
+    differ in the last bits between machines; on this grid they (and every enclosure built from
+    them) are the same everywhere, so the reports stay byte-identical."""
+    if x == 0 or not np.isfinite(x):
+        return x
+    m, e = math.frexp(x)
+    return math.ldexp(round(m * 2 ** 24), e - 24)
+
+
 def _eig_bounds(A: arb_mat, lower: bool) -> arb | None:
     """A certified lower (upper) bound on the eigenvalues of the symmetric arb matrix A, from a
     float estimate relaxed by 0.1 % and an arb Cholesky test of A − cI (cI − A)."""
     n = A.nrows()
     ev = np.linalg.eigvalsh(np.array([[float(A[i, j].mid()) for j in range(n)] for i in range(n)]))
-    c = arb(float(ev[0]) * (1 - 1e-3) if lower else float(ev[-1]) * (1 + 1e-3))
+    c = arb(_grid(float(ev[0]) * (1 - 1e-3)) if lower else _grid(float(ev[-1]) * (1 + 1e-3)))
     I = arb_mat(n, n, [1 if i == j else 0 for i in range(n) for j in range(n)])
     M = (A - I * c) if lower else (I * c - A)
     return c if _is_positive_definite(M) else None
@@ -221,7 +232,7 @@ def _krawczyk(inst: Instance, X, XT, y, a2: list, phi: list, lam0: np.ndarray):
         d = len(w)
         return X * arb_mat(d, d, [w[i] if i == j else 0 for i in range(d) for j in range(d)]) * XT
 
-    lam = _col(float(t) for t in lam0)
+    lam = _col(_grid(float(t)) for t in lam0)
     mid = lambda M: arb_mat(M.nrows(), M.ncols(), [M[i, j].mid() for i in range(M.nrows())
                                                     for j in range(M.ncols())])
     for _ in range(8):  # Newton on the midpoints (quadratic: 1e-12 -> below 2^-PREC)

@@ -42,6 +42,12 @@ What can be certified
   with D_{t+1} = (1 - eta^2 l'(s_t)^2) D_t, D = y^2 - x^2, plus a two-sided geometric tail bound
   proved by induction (see :func:`_tail_certificate`).
 
+* **orbits of any smooth map** (:func:`enclose_orbit`): the same centred form for z_{t+1} = G(z_t)
+  in R^n given G and DG as arb callables, or Lohner's QR form (``method="qr"``) where the error ball
+  would wrap (many dimensions, neutral directions); the tail argument stays with the model (the
+  mean model of ahn2023 and the diagonal linear network of even2023 prove theirs by induction on
+  the last box, see claims/*/certified_*.py).
+
 Example losses: ``ops.tanh`` (l_rsym' = tanh), ``lambda v: ops.tanh(v / 2) / 2`` (l_sym', curvature
 1/4), ``lambda v: v * (1 + v * v).rsqrt()`` (l_sqrt'), and :func:`beta_loss` (the piecewise l_beta
 family, with rigorous enclosures across the breakpoint r_beta).

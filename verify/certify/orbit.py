@@ -132,7 +132,9 @@ def _enclose_orbit_qr(step: StepFn, jacobian: JacobianFn, z0: Sequence[Any], *, 
             local = arb_mat(n, 1, [v - m for v, m in zip(image, mids)])
             JB = _as_mat(jacobian(box), n) * B
             q, _ = np.linalg.qr(np.array([[float(JB[i, j].mid()) for j in range(n)] for i in range(n)]))
-            B_new = arb_mat(n, n, [float(x) for x in q.ravel()])   # exact floats: a point matrix
+            # rounded to a 2^-30 grid: LAPACK builds may differ in the last bits, the grid makes B (and so
+            # the reported radii) the same on every machine; B need not be exactly orthogonal (B^-1 in arb)
+            B_new = arb_mat(n, n, [float(x) for x in np.round(q.ravel() * 2.0 ** 30) / 2.0 ** 30])
             try:
                 B_inv = B_new.inv()
             except ZeroDivisionError:
