@@ -29,7 +29,6 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from flint import arb, arb_mat

@@ -104,7 +104,7 @@ from .losses import (  # noqa: F401
     _abs_pow, _tanh_d2loss, _tanh_dloss, beta_loss, eos_start, ScaledSqrt,
 )
 from .orbit import (  # noqa: F401
-    enclose_orbit, hull, OrbitResult,
+    enclose_orbit, OrbitResult,
 )
 from .benchmarks import (  # noqa: F401
     _bench_ex1, _bench_limit, _bench_steps,

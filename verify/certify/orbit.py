@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from flint import arb, arb_mat
+from flint import arb_mat
 
 from .balls import ball, working_precision
 
@@ -145,10 +145,3 @@ def _enclose_orbit_qr(step: StepFn, jacobian: JacobianFn, z0: Sequence[Any], *, 
             zh = mids
     raise AssertionError("unreachable")
 
-
-def hull(balls: Sequence[arb]) -> arb:
-    """The smallest ball containing every ball of the sequence."""
-    out = balls[0]
-    for b in balls[1:]:
-        out = out.union(b)
-    return out
