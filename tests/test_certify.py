@@ -378,3 +378,13 @@ def test_positive_definite_test_is_rigorous_both_ways():
         assert _is_positive_definite(arb_mat([[2, 1], [1, 2]]))
         assert not _is_positive_definite(arb_mat([[1, 2], [2, 1]]))          # eigenvalue -1
         assert not _is_positive_definite(arb_mat([[arb(0, 1e-3), 0], [0, 1]]))  # a member is singular
+
+
+def test_certificates_that_cannot_close_say_where_and_why():
+    from claims.ahn2023.certified_theorems import certify_mean_model
+    from claims.even2023.certified_thm1 import certify_thm1, small_instance
+    short = certify_mean_model(200, Fraction(10), Fraction(1), max_steps=100)   # still bouncing at t = 100
+    assert not short.ok and "no tail certificate within 100 steps" in short.reason
+    assert short.data()["reason"] == short.reason
+    cut = certify_thm1(small_instance(Fraction(1, 5)), max_steps=100)
+    assert not cut.ok and cut.reason.startswith("orbit:")
