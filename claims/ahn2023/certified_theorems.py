@@ -117,12 +117,12 @@ THM2_LOWER_CERTIFIED = Claim(
           "verify.certify.limit_sharpness and decides 2/η − C·η^{1/(β−1)} < y_∞² < 2/η on the ball; "
           "η^{1/(β−1)} is exp(log(η)/(β−1)) in arb. C is the claim's explicit constant (the theorem's "
           "O(·) gives none); the evidence carries the certified ratio (2/η − y_∞²)/η^{1/(β−1)} "
-          "(~1.5005–1.5046 for ℓ_rsym, ~1.0002–1.0052 for ℓ_sqrt, decreasing in η, i.e. C_rsym → 3/2 "
-          "and C_sqrt → 1). Planted: C one notch below the certified ratio at η = 1/10 (resp. 1/20).",
+          "(gap_over_eta_power), from which C was chosen (rounded up by < 0.5 % at the tightest "
+          "instance). Planted: C one notch below the certified ratio at the tightest instance.",
     checks=_thm2_lower_checks(""),
     planted=(
         Planted("p1", "the same bound with C = 3/2 (ℓ_rsym), 1 (ℓ_sqrt), 2.11 (ℓ_3), 1.86 (ℓ_4): "
-                      "each below the certified ratio by < 0.5 %",
+                      "each just below the certified ratio at the tightest instance",
                 symbolic.all_of("p1", _thm2_lower_checks("p1_", planted=True))),
         Planted("p2", "exponent β/(β−1) in place of 1/(β−1) for ℓ_3 (C = 2.12): 2/η − y_∞² <= 2.12·η^{3/2}",
                 symbolic.all_of("p2", [_gap_ratio(certify.limit_sharpness(
@@ -345,7 +345,7 @@ def _decide_le(value, bound) -> bool | None:
 # --------------------------------------------------------------------------- Theorem 4
 
 # (d, ηd²/π, A₀); quick: ηd²/π = 9 and 10 at d = 200 plus d = 100 with A₀ < 0; full adds d = 400,
-# δ = 1/2 and δ = 8 with A₀ = −5 (each instance < 1 s: see bench ahn2023.thm4_certified_seconds)
+# δ = 1/2 and δ = 8 with A₀ = −5 (timings: bench ahn2023.thm4_certified_seconds)
 THM4_CERT_QUICK = ((200, 9, 1), (200, 10, 1), (100, 10, -1))
 THM4_CERT_FULL = THM4_CERT_QUICK + ((400, 10, 1), (200, Fraction(17, 2), 1), (200, 16, -5))
 
@@ -394,9 +394,9 @@ THM4_CERTIFIED = Claim(
           "contracts by ρ < 1, b_t is non-increasing and drops by at most Δ), so b_∞ ∈ [b_T⁻ − Δ, b_T⁺]. "
           "The bound g⁻¹(2/√((8+δ)π)) is the certified root of g(b) = 2/√((8+δ)π) (g' = Φ > 0). The "
           "conclusion is proved for these instances whether or not the genericity hypothesis holds. "
-          "Reference: b_∞ ≈ −0.08804 at d = 200, ηd²/π = 10 (margin ≈ 7.7e-4 below the bound −0.08727); "
-          "½d²g(b_∞)² sits 0.2 % below 2/η there. Planted p1 moves the bound down by 10⁻³, just past "
-          "the certified margin (7.7e-4 at ηd²/π = 10, 6.8e-4 at 9).",
+          "The evidence carries b_∞, its width, the certified margin bound − b_∞ and ½d²g(b_∞)²/(2/η). "
+          "Planted p1 moves the bound down by 10⁻³, which is more than the certified margin at d = 200 "
+          "(a near miss: refuted there by less than the margin itself).",
     checks=(_mm_check("b_inf_below_bound", (THM4_CERT_QUICK, THM4_CERT_FULL), _thm4_decide(),
                       why="Theorem 4: b_∞ ≤ g⁻¹(2/√((8+δ)π))"),),
     planted=(
@@ -475,10 +475,9 @@ THM3_CERTIFIED = Claim(
     expect="proved",
     status="derived",
     notes="Same certificate as thm4.certified (arb orbit enclosure of (5) + induction tail). In the GF "
-          "regime the orbit contracts within tens of steps and b_∞ is enclosed to ~1e-20. The window "
-          "[−(η/γ)|A₀|, 0] is wide (b_∞/(η|A₀|) ≈ −0.049 at d = 200, ηd²/π = 4, where −1/γ = −50), so "
-          "the near-miss planted p1 moves the floor to −η|A₀|/21, just above the certified b_∞ there "
-          "(−1/21 ≈ −0.0476).",
+          "regime the orbit contracts within tens of steps. The window [−(η/γ)|A₀|, 0] is wide (−1/γ = "
+          "−50 at d = 200, ηd²/π = 4; the evidence carries b_∞/(η|A₀|)), so the near-miss planted p1 "
+          "moves the floor to −η|A₀|/21, just above the certified b_∞ there.",
     checks=(_mm_check("b_inf_in_window", (THM3_CERT_QUICK, THM3_CERT_FULL), _thm3_decide(),
                       why="Theorem 3: 0 >= b_∞ >= −(η/γ)|A₀|"),),
     planted=(
