@@ -299,3 +299,92 @@ def test_whitelisted_functions_value_and_derivative(fn):
         _, der = certify.derivative_enclosure(f, certify.ball(pt))
     assert abs(float(v.mid()) - float(fn(pt))) < 1e-13
     assert abs(float(der.mid()) - float(sp.diff(fn(x), x).subs(x, pt))) < 1e-12
+
+
+# --------------------------------------------------------------------------- orbit enclosures
+
+def _linear_map(A):
+    """z -> A z with an exact rational matrix A (step on balls, constant Jacobian)."""
+    n = len(A)
+
+    def step(z):
+        return [sum((certify.ball(A[i][j]) * z[j] for j in range(n)), arb(0)) for i in range(n)]
+
+    def jacobian(Z):
+        return [[certify.ball(A[i][j]) for j in range(n)] for i in range(n)]
+    return step, jacobian
+
+
+@pytest.mark.parametrize("method", ["centred", "qr"])
+def test_orbit_encloses_the_exact_iterates(method):
+    # a contracting rotation-shear in 3-D; the exact iterate (Fractions) must lie in the final box
+    A = [[Fraction(3, 5), Fraction(-4, 5), Fraction(1, 10)], [Fraction(4, 5), Fraction(3, 5), 0],
+         [0, Fraction(1, 7), Fraction(9, 10)]]
+    z = [Fraction(1, 3), Fraction(-2, 7), Fraction(5, 11)]
+    step, jac = _linear_map(A)
+    res = certify.enclose_orbit(step, jac, z, max_steps=60, prec=96, method=method)
+    for _ in range(60):
+        z = [sum(A[i][j] * z[j] for j in range(3)) for i in range(3)]
+    assert res.ok and res.steps == 60 and not res.stopped
+    with certify.working_precision(96):
+        assert all(box.contains(certify.ball(q)) for box, q in zip(res.box, z))
+
+
+def test_orbit_qr_avoids_wrapping_and_stop_fires():
+    # a pure rotation by a non-exact angle: |A| (entrywise) has row sums ~1.4, so the centred error
+    # ball grows ~1.4^t while the QR form stays near the rounding level
+    A = [[Fraction(3, 5), Fraction(-4, 5)], [Fraction(4, 5), Fraction(3, 5)]]
+    step, jac = _linear_map(A)
+    z0 = [certify.ball(Fraction(1, 3)) + arb(0, 1e-20), Fraction(1, 2)]
+    centred = certify.enclose_orbit(step, jac, z0, max_steps=80, prec=64)
+    qr = certify.enclose_orbit(step, jac, z0, max_steps=80, prec=64, method="qr")
+    assert centred.ok and qr.ok
+    assert qr.max_radius < 1e-15 < centred.max_radius
+    stopped = certify.enclose_orbit(step, jac, z0, max_steps=80, prec=64, method="qr",
+                                    stop=lambda t, box: t >= 10)
+    assert stopped.stopped and stopped.steps == 10
+
+
+def test_orbit_that_blows_up_is_reported_not_passed():
+    # z -> log z from 1/2: the second iterate is the log of a negative number (NaN in arb)
+    res = certify.enclose_orbit(lambda z: [z[0].log()], lambda Z: [[1 / Z[0]]], [Fraction(1, 2)],
+                                max_steps=10, prec=64)
+    assert not res.ok and "finite" in res.reason and res.steps <= 3
+    step, jac = _linear_map([[Fraction(2)]])
+    with pytest.raises(ValueError):
+        certify.enclose_orbit(step, jac, [1], max_steps=1, method="lohner")
+
+
+# --------------------------------------------------------------------------- headline-theorem certificates
+
+def test_mean_model_certificate_matches_the_float_run_and_tail_needs_small_A():
+    import numpy as np
+    from claims.ahn2023 import _mean_model as mm
+    from claims.ahn2023.certified_theorems import _mm_tail, certify_mean_model
+    cert = certify_mean_model(100, Fraction(10), Fraction(-1))
+    assert cert.ok
+    _, b_float, _, _ = mm.mean_model_final(np.array([-1.0]), np.array([10 * np.pi / 100**2]), np.array([100.0]))
+    lo, hi = float(cert.b_inf.lower()), float(cert.b_inf.upper())
+    assert lo - 1e-9 <= b_float[0] <= hi + 1e-9 and hi - lo < 1e-7
+    with certify.working_precision(128):
+        eta = certify.ball(10) * arb.pi() / 10**4
+        assert _mm_tail(eta, 100, arb(1), arb(0)) is None   # |A| = 1 at b = 0: the multiplier is not < 1
+
+
+def test_positive_definite_test_is_rigorous_both_ways():
+    from flint import arb_mat
+    from claims.even2023.certified_thm1 import _is_positive_definite
+    with certify.working_precision(64):
+        assert _is_positive_definite(arb_mat([[2, 1], [1, 2]]))
+        assert not _is_positive_definite(arb_mat([[1, 2], [2, 1]]))          # eigenvalue -1
+        assert not _is_positive_definite(arb_mat([[arb(0, 1e-3), 0], [0, 1]]))  # a member is singular
+
+
+def test_certificates_that_cannot_close_say_where_and_why():
+    from claims.ahn2023.certified_theorems import certify_mean_model
+    from claims.even2023.certified_thm1 import certify_thm1, small_instance
+    short = certify_mean_model(200, Fraction(10), Fraction(1), max_steps=100)   # still bouncing at t = 100
+    assert not short.ok and "no tail certificate within 100 steps" in short.reason
+    assert short.data()["reason"] == short.reason
+    cut = certify_thm1(small_instance(Fraction(1, 5)), max_steps=100)
+    assert not cut.ok and cut.reason.startswith("orbit:")
