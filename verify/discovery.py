@@ -25,7 +25,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable
+from typing import Iterable
 
 from .claim import Claim, Paper, claims_in_module, resolve_use
 
