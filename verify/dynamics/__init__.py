@@ -16,8 +16,8 @@ Modules (one path each; every public name is re-exported here):
   :func:`cross_check` / :class:`CrossCheck`;
 * :mod:`.benchmarks` — ``dynamics.float64_lanes`` and ``dynamics.high_precision``.
 """
-from .ddarith import (dd_add, dd_div, dd_exp, dd_expm1_small, dd_log, dd_mul, dd_mul_d, dd_pow, dd_split,
-                      dd_sqrt, dd_sub, dd_tanh, quick_two_sum, two_prod, two_sum)
+from .ddarith import (dd_add, dd_div, dd_exp, dd_expm1_small, dd_log, dd_mul, dd_mul_d, dd_pow, dd_pow0, dd_powi,
+                      dd_split, dd_sqrt, dd_sub, dd_tanh, quick_two_sum, two_prod, two_sum)
 from .ddpath import run_dd
 from .highprec import CrossCheck, cross_check, naive_mpmath_gd, run_hp
 from .lanes import normalised_start, run, trajectory
@@ -25,6 +25,6 @@ from .outcomes import HPLane, Lanes, Outcome
 from . import benchmarks  # noqa: F401  (registers the bench entries)
 
 __all__ = ["CrossCheck", "HPLane", "Lanes", "Outcome", "cross_check", "dd_add", "dd_div", "dd_exp",
-           "dd_expm1_small", "dd_log", "dd_mul", "dd_mul_d", "dd_pow", "dd_split", "dd_sqrt", "dd_sub",
+           "dd_expm1_small", "dd_log", "dd_mul", "dd_mul_d", "dd_pow", "dd_pow0", "dd_powi", "dd_split", "dd_sqrt", "dd_sub",
            "dd_tanh", "naive_mpmath_gd", "normalised_start", "quick_two_sum", "run", "run_dd", "run_hp",
            "trajectory", "two_prod", "two_sum"]

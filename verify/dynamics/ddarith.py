@@ -175,6 +175,28 @@ def dd_pow(ah, al, bh, bl):
 
 
 @numba.njit(cache=True)
+def dd_powi(ah, al, n):
+    """a^n for an integer n >= 1 (binary powering)."""
+    rh, rl = 1.0, 0.0
+    bh, bl = ah, al
+    while n > 0:
+        if n & 1:
+            rh, rl = dd_mul(rh, rl, bh, bl)
+        n >>= 1
+        if n > 0:
+            bh, bl = dd_mul(bh, bl, bh, bl)
+    return rh, rl
+
+
+@numba.njit(cache=True)
+def dd_pow0(ah, al, bh, bl):
+    """a^b for a >= 0 (0^b = 0 for b > 0), the real power of a non-negative base."""
+    if ah == 0.0:
+        return (0.0, 0.0) if bh > 0.0 else (np.inf, 0.0)
+    return dd_pow(ah, al, bh, bl)
+
+
+@numba.njit(cache=True)
 def dd_tanh(ah, al):
     neg = ah < 0.0
     th, tl = (-ah, -al) if neg else (ah, al)

@@ -81,17 +81,17 @@ def run_dd(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xt
            rtol: float = 1e-13) -> list["HPLane"]:
     """The GD map in compiled double-double arithmetic (~106 bits, ≈ 31.9 significant digits).
 
-    Needs ``loss.dd_kernel``; stopping rules and outcomes are those of :func:`run`. Results are
+    Needs ℓ' in double-double (:meth:`Loss.compiled_dl_dd`); stopping rules and outcomes are those of :func:`run`. Results are
     returned as :class:`HPLane` with mpmath values (hi + lo exactly) and ``dps = 31``.
     """
-    if loss.dd_kernel is None:
-        raise ValueError(f"loss {loss.name!r} has no double-double kernel")
+    compiled = loss.compiled_dl_dd()
+    if compiled is None:
+        raise ValueError(f"loss {loss.name!r}: ℓ' has no double-double translation")
     x0, y0, eta = _as_lanes(x0, y0, eta)
     n = len(eta)
     out_i = np.zeros((4, n), dtype=np.int64)
     out_f = np.zeros((4, n), dtype=np.float64)
-    p = np.array(loss.dd_params if loss.dd_params else (0.0,), dtype=np.float64)
-    _dd_engine(loss.dd_kernel, p, x0, y0, eta, int(max_steps), float(xtol), float(rtol), out_i, out_f)
+    _dd_engine(compiled[0], compiled[1], x0, y0, eta, int(max_steps), float(xtol), float(rtol), out_i, out_f)
     res = []
     with mpmath.workdps(40):
         for i in range(n):

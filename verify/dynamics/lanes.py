@@ -1,8 +1,9 @@
 """The float64 lane engine: GD on f(x, y) = ℓ(xy) for many (x₀, y₀, η) lanes at once.
 
 The map is G_η(x, y) = (x − η ℓ'(xy) y, y − η ℓ'(xy) x) (Ahn et al. 2023, eq. (2)). Compiled with
-numba when the loss carries a kernel (the kernel is a first-class argument; numba compiles one
-specialisation per kernel per process), else a vectorised numpy fallback with the same semantics.
+numba with the loss's compiled ℓ' (generated from its sympy form, :meth:`Loss.compiled_dl`; the kernel
+is a first-class argument and numba compiles one engine specialisation per kernel per process, so a
+family of losses shares one), else a vectorised numpy fallback with the same semantics.
 The compiled engine advances 8 lanes in an interleaved block (a finished lane's slot is refilled
 from the queue) so that the CPU overlaps independent dependency chains; each lane's arithmetic is
 exactly that of a scalar loop, so a lane's result never depends on the other lanes or their order.
@@ -234,9 +235,16 @@ _FLOAT_FIELDS = ["x", "y", "D", "log_prod", "tail", "s_cross", "s_last_bounce", 
                  "contraction_min"]
 
 
-def _params(loss: Loss) -> np.ndarray:
-    return np.array(loss.params if loss.params else (0.0,), dtype=np.float64)
 
+
+
+def compiled_dl(loss: Loss) -> tuple | None:
+    """(kernel, params) of ℓ' for the engine: :meth:`Loss.compiled_dl`, or the ``kernel``/``params``
+    attributes of a loss-like object that compiles its own (the audit's callables)."""
+    if hasattr(loss, "compiled_dl"):
+        return loss.compiled_dl()
+    kernel = getattr(loss, "kernel", None)
+    return None if kernel is None else (kernel, np.array(getattr(loss, "params", ()) or (0.0,), float))
 
 
 def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol: float = 0.0,
@@ -254,7 +262,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     (scalar or per lane) is added to δ in the denominator: |s|^β/(δ + shift).
     ``beta``: exponent in that ratio (default ``loss.beta``; ratios skipped when unknown or infinite).
     ``contraction``: also track min_{t≥t̄} log(|x_t|/|x_{t+1}|)/ρ_t (eq15; costs a log per step).
-    ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when the loss has a kernel).
+    ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when ℓ' compiles).
     ``parallel``: two threads on the two halves of the lanes (results identical: lanes are independent).
     """
     x0, y0, eta = _as_lanes(x0, y0, eta)
@@ -266,10 +274,12 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     qs_lo = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, float), (n,)))
     out_i = np.zeros((len(_INT_FIELDS), n), dtype=np.int64)
     out_f = np.zeros((len(_FLOAT_FIELDS), n), dtype=np.float64)
-    use_numba = engine == "numba" or (engine == "auto" and loss.kernel is not None)
+    compiled = compiled_dl(loss) if engine in ("numba", "auto") else None
+    use_numba = engine == "numba" or (engine == "auto" and compiled is not None)
     if use_numba:
-        if loss.kernel is None:
-            raise ValueError(f"loss {loss.name!r} has no numba kernel; use engine='numpy'")
+        if compiled is None:
+            raise ValueError(f"loss {loss.name!r}: ℓ' does not compile to a numba kernel; use engine='numpy'")
+        kernel, params = compiled
         args = (int(max_steps), float(xtol), float(rtol), float(s_c), float(s_eps), b)
         if parallel and n > 1:
             # the compiled engine releases the GIL: two threads, each on a contiguous half of the lanes
@@ -280,7 +290,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
                 lo_, hi_ = cuts[j], cuts[j + 1]
                 oi = np.zeros((len(_INT_FIELDS), hi_ - lo_), dtype=np.int64)
                 of = np.zeros((len(_FLOAT_FIELDS), hi_ - lo_), dtype=np.float64)
-                _engine(loss.kernel, _params(loss), x0[lo_:hi_], y0[lo_:hi_], eta[lo_:hi_], *args,
+                _engine(kernel, params, x0[lo_:hi_], y0[lo_:hi_], eta[lo_:hi_], *args,
                         np.ascontiguousarray(qs_lo[lo_:hi_]), float(hi), np.ascontiguousarray(qs_sh[lo_:hi_]),
                         bool(contraction), oi, of)
                 out_i[:, lo_:hi_] = oi
@@ -289,7 +299,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
             with ThreadPoolExecutor(2) as pool:
                 list(pool.map(part, range(2)))
         else:
-            _engine(loss.kernel, _params(loss), x0, y0, eta, *args, qs_lo, float(hi), qs_sh,
+            _engine(kernel, params, x0, y0, eta, *args, qs_lo, float(hi), qs_sh,
                     bool(contraction), out_i, out_f)
         used = "numba"
     else:
@@ -433,8 +443,9 @@ def trajectory(loss: Loss, x0: float, y0: float, eta: float, steps: int, stride:
     m = steps // stride + 1
     xs = np.full(m, np.nan)
     ys = np.full(m, np.nan)
-    if loss.kernel is not None:
-        k = _record(loss.kernel, _params(loss), float(x0), float(y0), float(eta), int(steps), int(stride), xs, ys)
+    compiled = compiled_dl(loss)
+    if compiled is not None:
+        k = _record(compiled[0], compiled[1], float(x0), float(y0), float(eta), int(steps), int(stride), xs, ys)
     else:
         x, y, k = float(x0), float(y0), 0
         for t in range(steps + 1):

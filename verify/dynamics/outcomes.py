@@ -2,7 +2,8 @@
 
 Outcomes are explicit values, never silently a pass: ``CONVERGED`` (|x_t| ≤ ``xtol`` or the
 remaining-drop estimate of D is below ``rtol``), ``FROZEN`` (x_t == 0 exactly: G_η(0, y) = (0, y)),
-``DIVERGED`` (overflow / NaN), ``BUDGET`` (step budget exhausted).
+``DIVERGED`` (overflow / NaN), ``BUDGET`` (step budget exhausted); and, for the generic engine
+(:mod:`.generic`), ``STALLED`` (no progress for a stated number of steps).
 """
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ class Outcome(IntEnum):
     FROZEN = 1
     DIVERGED = 2
     BUDGET = 3
+    STALLED = 4  # generic GD only (no progress for `patience` steps: a cycle or a plateau)
 
     def __str__(self) -> str:
         return self.name.lower()
 
 
+_LXY_OUTCOMES = (Outcome.CONVERGED, Outcome.FROZEN, Outcome.DIVERGED, Outcome.BUDGET)  # what ℓ(xy) lanes produce
 _HUGE = 1e150  # |x| or |y| beyond this is treated as divergence (before float overflow)
 
 
@@ -81,7 +84,7 @@ class Lanes:
         return self.outcome == Outcome.CONVERGED
 
     def counts(self) -> dict:
-        return {str(o): int(np.sum(self.outcome == o)) for o in Outcome}
+        return {str(o): int(np.sum(self.outcome == o)) for o in _LXY_OUTCOMES}
 
     def lane(self, i: int) -> dict:
         out = {}
