@@ -63,3 +63,15 @@ def test_minibatch_sgd_on_a_sum_is_seeded_and_reaches_the_least_squares_fit():
     assert np.all(one.ok()) and np.allclose(one.theta, [[2.0, -1.0]] * 2, atol=1e-8)
     gd = generic.run(obj, [[0.0, 0.0]], [0.1], data=data, gtol=1e-10)
     assert gd.ok()[0] and np.allclose(gd.theta[0], [2.0, -1.0], atol=1e-8)
+
+
+def test_readme_example_runs():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = re.search(r"## Dynamics on any objective.*?```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README dynamics example", "exec"), namespace)  # our own documentation
+    result = namespace["result"]
+    assert np.all(result.final_sharpness <= 2 / namespace["eta"])

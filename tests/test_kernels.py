@@ -1,6 +1,5 @@
 """Evaluators generated from sympy (verify.kernels): float64 numba and double-double kernels."""
 import mpmath
-import numpy as np
 import pytest
 import sympy as sp
 

@@ -14,7 +14,9 @@ Modules (one path each; every public name is re-exported here):
 * :mod:`.ddpath` — :func:`run_dd`, the map in compiled double-double (~31.9 digits);
 * :mod:`.highprec` — :func:`run_hp` (arb, or mpmath) at ≥ 30 digits, :func:`naive_mpmath_gd`,
   :func:`cross_check` / :class:`CrossCheck`;
-* :mod:`.benchmarks` — ``dynamics.float64_lanes`` and ``dynamics.high_precision``.
+* :mod:`.generic` — GD / minibatch SGD on any sympy objective in named parameters (``generic.run``,
+  ``generic.Objective``, ``generic.cross_check``): the engine a new model uses;
+* :mod:`.benchmarks` — ``dynamics.float64_lanes``, ``dynamics.high_precision``, ``dynamics.generic_lanes``.
 """
 from .ddarith import (dd_add, dd_div, dd_exp, dd_expm1_small, dd_log, dd_mul, dd_mul_d, dd_pow, dd_pow0, dd_powi,
                       dd_split, dd_sqrt, dd_sub, dd_tanh, quick_two_sum, two_prod, two_sum)
