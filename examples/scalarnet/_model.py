@@ -1,7 +1,9 @@
-"""The depth-3 scalar network with the square loss: exact forms and a float64 GD run."""
+"""The depth-3 scalar network with the square loss: exact forms, the GF-solution sharpness, and the
+objective for the generic GD engine (:mod:`verify.dynamics.generic`)."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import sympy as sp
 
@@ -18,24 +20,12 @@ def hessian() -> sp.Matrix:
     return sp.hessian(F, W)
 
 
-def gd(w0: tuple[float, float, float], eta: float, steps: int = 4000, tol: float = 1e-12):
-    """GD w ← w − η(p − 1)∂p/∂w; returns (outcome, w) with outcome converged | diverged | budget."""
-    a, b, c = w0
-    for _ in range(steps):
-        p = a * b * c
-        r = p - 1.0
-        if abs(r) <= tol:
-            return "converged", (a, b, c)
-        a, b, c = a - eta * r * b * c, b - eta * r * a * c, c - eta * r * a * b
-        if not all(math.isfinite(v) and abs(v) < 1e8 for v in (a, b, c)):
-            return "diverged", (a, b, c)
-    return "budget", (a, b, c)
+@lru_cache(maxsize=None)
+def network():
+    """f as a generic objective: GD lanes with gradient and Hessian generated from ``F``."""
+    from verify.dynamics import generic
 
-
-def sharpness_at_minimiser(w: tuple[float, float, float]) -> float:
-    """λ_max ∇²f at a point with p = 1: Σᵢ ∏_{j≠i} wⱼ² (lem1)."""
-    a, b, c = w
-    return (b * c) ** 2 + (a * c) ** 2 + (a * b) ** 2
+    return generic.Objective(F, W, name="scalar network, square loss")
 
 
 def gf_sharpness(w: tuple[float, float, float]) -> float:
