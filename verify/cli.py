@@ -1,4 +1,4 @@
-"""Command line: ``python -m verify {list, check, report, audit-loss, bench}``.
+"""Command line: ``python -m verify {list, check, report, audit-loss, bench, new-paper}``.
 
 The JSON shapes are a contract other tools script against (see ``shared/design.md``):
 - ``list --json``: one object per claim: id, source, title, uses, expect.
