@@ -7,8 +7,6 @@ status among its checks (``refuted < inconclusive < supported < proved``).
 from __future__ import annotations
 
 import hashlib
-import importlib
-import pkgutil
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -191,6 +189,7 @@ class Planted:
 class Source:
     paper: str
     place: str
+    citation: str = field(default="", compare=False)  # the paper's full reference, for reports
 
     def __str__(self) -> str:
         return f"{self.paper}, {self.place}"
@@ -202,7 +201,7 @@ class Paper:
     citation: str
 
     def at(self, place: str) -> Source:
-        return Source(self.key, place)
+        return Source(self.key, place, self.citation)
 
 
 EXPECTATIONS = ("proved", "supported", "refuted", "unchecked")
@@ -312,14 +311,7 @@ def run_planted(claim: Claim, planted: Planted, seed: int = 0, budget: str = "qu
 
 
 # --------------------------------------------------------------------------- discovery
-
-def _iter_claim_modules(package: str = "claims") -> Iterable[Any]:
-    root = importlib.import_module(package)
-    for info in sorted(pkgutil.walk_packages(root.__path__, package + "."), key=lambda i: i.name):
-        if info.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        yield importlib.import_module(info.name)
-
+# (finding the modules lives in verify/discovery.py: local claims/ and the eos_verify.papers plugins)
 
 def claims_in_module(module: Any) -> list[Claim]:
     """Claims declared at module level, in declaration order."""
@@ -331,17 +323,11 @@ def claims_in_module(module: Any) -> list[Claim]:
 
 
 def catalogue(package: str = "claims") -> list[Claim]:
-    """All claims under ``claims/``, in module order then declaration order; ids are unique."""
-    claims: list[Claim] = []
-    by_id: dict[str, Claim] = {}
-    for module in _iter_claim_modules(package):
-        for claim in claims_in_module(module):
-            if claim.id in by_id and by_id[claim.id] is not claim:
-                raise ValueError(f"duplicate claim id {claim.id!r} (in {module.__name__})")
-            if claim.id not in by_id:
-                by_id[claim.id] = claim
-                claims.append(claim)
-    return claims
+    """All claims: ``claims/<paper>/`` in module then declaration order, then installed plugins
+    (entry-point group ``eos_verify.papers``); ids are unique. See :mod:`verify.discovery`."""
+    from .discovery import catalogue as discovered
+
+    return discovered(package)
 
 
 def select(claims: Iterable[Claim], patterns: Iterable[str]) -> list[Claim]:

@@ -1,4 +1,4 @@
-"""Command line: ``python -m verify {list, check, report, audit-loss, bench}``.
+"""Command line: ``python -m verify {list, check, report, audit-loss, bench, new-paper}``.
 
 The JSON shapes are a contract other tools script against (see ``shared/design.md``):
 - ``list --json``: one object per claim: id, source, title, uses, expect.
@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from .claim import BUDGETS, Status, catalogue, run_claim, run_planted, select
+from .claim import BUDGETS, Status, run_claim, run_planted, select
 from .render import render_evidence
 
 
@@ -28,8 +28,19 @@ def _progress(enabled: bool):
     return say
 
 
-def _selected(ids: list[str]):
-    claims = catalogue()
+def _selected(ids: list[str], strict: bool = False):
+    """Claims matching ``ids``. Catalogue problems (a ``claims/<key>/`` without ``__init__.py``, a
+    plugin that does not import, ``uses`` naming no claim) are printed; with ``strict`` (check,
+    report) they stop the run before anything is executed."""
+    from .discovery import discover
+
+    found = discover()
+    for problem in found.problems:
+        print(f"{'error' if strict else 'warning'}: {problem}", file=sys.stderr)
+    if strict and found.problems:
+        raise SystemExit(f"error: the catalogue has {len(found.problems)} problem(s) (above); "
+                         "nothing was run")
+    claims = found.claims
     chosen = select(claims, ids)
     if ids and not chosen:
         known = sorted({c.id.split(".")[0] for c in claims})
@@ -52,7 +63,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_check(args) -> int:
-    claims = _selected(args.ids)
+    claims = _selected(args.ids, strict=True)
     say = _progress(not args.quiet)
     rows, ok = [], True
     for i, claim in enumerate(claims, 1):
@@ -86,7 +97,7 @@ def cmd_check(args) -> int:
 def cmd_report(args) -> int:
     from .report import write_reports
 
-    claims = _selected(args.ids)
+    claims = _selected(args.ids, strict=True)
     say = _progress(not args.quiet)
     summary = write_reports(claims, args.out, seed=args.seed, budget=args.budget, progress=say)
     counts = ", ".join(f"{v} {k}" for k, v in sorted(summary["counts"].items()))
@@ -118,6 +129,21 @@ def cmd_bench(args) -> int:
             if extra:
                 print("    " + "; ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                         for k, v in extra.items()))
+    return 0
+
+
+def cmd_new_paper(args) -> int:
+    from .scaffold import new_paper
+
+    try:
+        written = new_paper(args.key, args.citation)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: edit claims/{args.key}/sec1.py, then `python -m verify check {args.key} --planted` "
+          "(docs/adding-a-paper.md)")
     return 0
 
 
@@ -161,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser("audit-loss", help="audit a loss against assumptions A1-A3", add_help=False)
     q.add_argument("rest", nargs=argparse.REMAINDER)
     q.set_defaults(fn=None)
+
+    q = sub.add_parser("new-paper", help="write the skeleton of a new paper under claims/KEY/")
+    q.add_argument("key", help="paper key, the first part of every claim id (e.g. smith2024)")
+    q.add_argument("citation", help="full reference: authors, title, venue")
+    q.set_defaults(fn=cmd_new_paper)
 
     q = sub.add_parser("bench", help="run the performance benchmark")
     q.add_argument("names", nargs="*", help="benchmark name prefixes (default: all)")

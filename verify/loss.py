@@ -4,8 +4,11 @@ A :class:`Loss` carries everything the rest of the engine needs to evaluate it:
 
 * exact forms (``dl``, ``l``) in the canonical real symbol :data:`S` (``s``), for symbolic checks;
 * numpy and mpmath evaluators built by ``sympy.lambdify`` from the same expression;
-* an optional hand-written numba kernel ``kernel(s, params) -> ℓ'(s)`` (params a float64 tuple),
-  which the compiled GD engine in :mod:`verify.dynamics` calls in its inner loop;
+* compiled evaluators of ℓ' generated from the same expression (:mod:`verify.kernels`): a numba
+  float64 kernel ``kernel(s, params) -> ℓ'(s)``, which the GD engine in :mod:`verify.dynamics`
+  calls in its inner loop, and a double-double kernel for the ~32-digit path
+  (:meth:`Loss.compiled_dl`, :meth:`Loss.compiled_dl_dd`); a hand-written ``kernel``/``dd_kernel``
+  passed in takes precedence (kept for callers that compile their own);
 * :meth:`Loss.ratio` = ℓ'(s)/s and :meth:`Loss.deficit` = 1 − ℓ'(s)/s, evaluated without
   cancellation near s = 0: the exact quotient is simplified symbolically (piecewise branches
   folded), and where it is still 0/0 at the origin a Taylor polynomial is used for small |s|.
@@ -46,10 +49,10 @@ class Loss:
     """A scalar loss given by ℓ' (and optionally ℓ), with exact and numeric evaluators.
 
     ``beta``: the exponent of assumption (A2) if known (``math.inf`` for Huber-like losses that
-    equal s²/2 near 0, ``None`` if unknown). ``kernel``/``params``: optional numba-compiled
-    ``kernel(s, params)`` returning ℓ'(s) in float64, used by the fast GD engine.
-    ``dd_kernel``/``dd_params``: optional numba ``dd_kernel(s_hi, s_lo, params) -> (hi, lo)``
-    evaluating ℓ' in double-double arithmetic (see :func:`verify.dynamics.run_dd`).
+    equal s²/2 near 0, ``None`` if unknown). The compiled evaluators of ℓ' are generated from
+    ``dl`` (:meth:`compiled_dl`, :meth:`compiled_dl_dd`). ``kernel``/``params`` and
+    ``dd_kernel``/``dd_params``: optional hand-written replacements (numba ``kernel(s, params)`` and
+    ``dd_kernel(s_hi, s_lo, params) -> (hi, lo)``), used instead when given.
     """
 
     name: str
@@ -121,6 +124,38 @@ class Loss:
         if self._finite_at_zero:
             return self.ratio_expr.subs(S, 0)
         return sp.limit(self.ratio_expr, S, 0)
+
+    # ------------------------------------------------------------------ compiled evaluators
+    @cached_property
+    def _compiled(self) -> tuple | None:
+        if self.kernel is not None:
+            return self.kernel, np.array(self.params or (0.0,), dtype=np.float64)
+        from .kernels import NotCompilable, float64_kernel
+        try:
+            return float64_kernel(self.dl, S)
+        except NotCompilable:
+            return None
+
+    @cached_property
+    def _compiled_dd(self) -> tuple | None:
+        if self.dd_kernel is not None:
+            return self.dd_kernel, np.array(self.dd_params or (0.0,), dtype=np.float64)
+        from .kernels import NotCompilable, dd_kernel
+        try:
+            return dd_kernel(self.dl, S)
+        except NotCompilable:
+            return None
+
+    def compiled_dl(self) -> tuple[Callable, np.ndarray] | None:
+        """``(kernel, params)``: ℓ' in float64 as a numba function ``kernel(s, params)``, generated
+        from ``dl`` (losses of one family share one kernel; see :mod:`verify.kernels`), or None
+        when the expression cannot be compiled (the engine then falls back to numpy)."""
+        return self._compiled
+
+    def compiled_dl_dd(self) -> tuple[Callable, np.ndarray] | None:
+        """``(kernel, params)``: ℓ' in double-double, ``kernel(s_hi, s_lo, params) -> (hi, lo)``, or
+        None when the expression has no double-double translation."""
+        return self._compiled_dd
 
     # ------------------------------------------------------------------ numeric evaluators
     @cached_property

@@ -6,6 +6,8 @@
 - ``<claim id>#<tag>`` (a planted error) passes only when the engine refutes it.
 
 Options: ``--verify-seed N`` (default 0) and ``--verify-budget quick|full`` (default quick).
+Installed papers (entry-point group ``eos_verify.papers``) are collected too, unless the run names
+explicit paths (then ``--verify-plugins`` adds them).
 Enabled through ``addopts = "-p verify.plugin"`` in pyproject.toml.
 """
 from __future__ import annotations
@@ -27,6 +29,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run seed; each check derives its own stream from it (default 0)")
     group.addoption("--verify-budget", choices=BUDGETS, default="quick",
                     help="quick (default, CI-sized) or full (the report's budget)")
+    group.addoption("--verify-plugins", action="store_true", default=False,
+                    help="also run installed papers (entry points eos_verify.papers) when paths are given")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -51,15 +55,46 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 
 
 class ClaimFile(pytest.File):
-    def collect(self):
+    def _module(self):
         import importlib
 
-        module = importlib.import_module(_module_name(self.path))
+        return importlib.import_module(_module_name(self.path))
+
+    def collect(self):
+        module = self._module()
         for claim in claims_in_module(module):
             yield ClaimItem.from_parent(self, name=claim.id, claim=claim)
             for planted in claim.planted:
                 yield PlantedItem.from_parent(self, name=f"{claim.id}#{planted.tag}", claim=claim,
                                               planted=planted)
+
+
+class PluginPaperFile(ClaimFile):
+    """A module of an installed paper (entry-point group ``eos_verify.papers``)."""
+
+    def __init__(self, *, module, **kwargs):
+        super().__init__(**kwargs)
+        self.module = module
+
+    def _module(self):
+        return self.module
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselection, so those select plugin claims too
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """Installed papers join a run that was not restricted to explicit paths (``pytest``,
+    ``pytest -k ...``); ``pytest tests/test_x.py`` stays restricted."""
+    if config.args_source == pytest.Config.ArgsSource.ARGS and not config.getoption("--verify-plugins"):
+        return
+    from .discovery import plugin_modules
+
+    seen = {Path(item.path).resolve() for item in items}
+    for module in plugin_modules():
+        path = Path(module.__file__).resolve()
+        if path in seen:
+            continue
+        seen.add(path)
+        items.extend(PluginPaperFile.from_parent(session, path=path, module=module).collect())
 
 
 class ClaimFailure(Exception):

@@ -117,7 +117,9 @@ def _index_markdown(ordered, results, planted, seed, budget) -> str:
               "statement false. Erratum claims encode a misprinted statement and are expected to be "
               "refuted.", ""]
     for paper in sorted({c.paper for c in ordered}):
+        citation = next((c.source.citation for c in ordered if c.paper == paper and c.source.citation), "")
         lines += [f"## [{paper}]({paper}.md) — claims in dependency order", "",
+                  *([f"*{citation}*", ""] if citation else []),
                   "| claim | title | status | verdict | uses |", "|---|---|---|---|---|"]
         for c in ordered:
             if c.paper != paper:
@@ -148,7 +150,8 @@ def _uses_with_status(claim: Claim, results: dict[str, Result]) -> str:
 
 
 def _paper_markdown(paper, claims, results, planted, figures, seed, budget) -> str:
-    lines = [f"# {paper}: claim report", "",
+    citation = next((c.source.citation for c in claims if c.source.citation), "")
+    lines = [f"# {paper}: claim report", "", *([f"*{citation}*", ""] if citation else []),
              f"Seed {seed}, budget `{budget}`. Each claim: statement (paraphrased from the spec), "
              "hypotheses, the claims it uses (with their verdicts), its verdict and the evidence "
              "behind it, the planted errors the engine had to refute, and figures.", "",

@@ -4,9 +4,22 @@
 budget gives ``supported`` (with the number of inputs tried); a violation gives ``refuted`` with the
 shrunk witness; inputs that fail the claim's own hypotheses (a strategy bug) or a property that
 cannot decide (returns ``None``) give ``inconclusive``.
+
+The property contract (``prop(x)`` or ``prop(x, ctx)``):
+
+* it receives the generated input, and the check's :class:`~verify.Context` when it takes a
+  second positional parameter or one named ``ctx`` (so step counts can follow ``ctx.pick``);
+* it returns ``True`` (holds), ``False`` (violated), ``None`` (cannot decide: inconclusive unless
+  a violation is found elsewhere), :data:`SKIP` (input outside the statement's scope: counted,
+  never a pass), or ``(verdict, numbers)`` with ``numbers`` a dict;
+* numbers returned with a violation are recorded beside the shrunk witness; numbers returned by
+  inputs that held are summarised per key as ``<key>_min`` and ``<key>_max`` over those inputs
+  (real numbers only), e.g. the smallest slack seen.
 """
 from __future__ import annotations
 
+import inspect
+import math
 import random
 from typing import Any, Callable
 
@@ -16,7 +29,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from .claim import Check, Context, Evidence, Status, outcome
 
-Property = Callable[[Any], Any]  # returns bool, or (bool, dict) with numbers for the evidence
+Property = Callable[..., Any]  # prop(x) or prop(x, ctx) -> bool | None | SKIP | (verdict, dict)
 
 
 class _Skip:
@@ -34,6 +47,31 @@ def _split(result: Any) -> tuple[bool | None, dict]:
     if isinstance(result, tuple):
         return result[0], dict(result[1])
     return result, {}
+
+
+def _with_context(prop: Property) -> Callable[[Any, Context], Any]:
+    """``prop(x, ctx)`` when the property takes the context (second required positional parameter,
+    or one named ``ctx``), else ``prop(x)``."""
+    try:
+        params = list(inspect.signature(prop).parameters.values())
+    except (TypeError, ValueError):
+        return lambda x, ctx: prop(x)
+    if any(p.name == "ctx" for p in params):
+        return lambda x, ctx: prop(x, ctx=ctx)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                  and p.default is p.empty]
+    if len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params):
+        return lambda x, ctx: prop(x, ctx)
+    return lambda x, ctx: prop(x)
+
+
+def _summarise(seen: dict[str, list[float]], numbers: dict) -> None:
+    for key, value in numbers.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = float(value)
+            if math.isfinite(value):
+                lo_hi = seen.setdefault(str(key), [value, value])
+                lo_hi[0], lo_hi[1] = min(lo_hi[0], value), max(lo_hi[1], value)
 
 
 def _show(x: Any) -> Any:
@@ -57,9 +95,12 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
     ``examples`` is the (quick, full) budget of generated inputs.
     """
 
+    call = _with_context(prop)
+
     def run(ctx: Context) -> Evidence:
         n_examples = ctx.pick(*examples)
         tried = {"n": 0, "undecided": 0, "bad_input": 0, "skipped": 0}
+        held: dict[str, list[float]] = {}
         first_bad: list[Any] = []
         first_undecided: list[Any] = []
 
@@ -70,7 +111,7 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
                 if not first_bad:
                     first_bad.append(x)
                 return False
-            ok, _ = _split(prop(x))
+            ok, numbers = _split(call(x, ctx))
             if ok is SKIP:
                 tried["skipped"] += 1
                 return False
@@ -79,6 +120,8 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
                 if not first_undecided:
                     first_undecided.append(x)
                 return False
+            if ok:
+                _summarise(held, numbers)
             return not ok
 
         config = settings(max_examples=n_examples, database=None, deadline=None, derandomize=False,
@@ -92,7 +135,7 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
         data = {"examples": tried["n"], "skipped": tried["skipped"], "seed": ctx.seed,
                 "budget": ctx.budget}
         if witness is not None:
-            ok, detail = _split(prop(witness))
+            ok, detail = _split(call(witness, ctx))
             return outcome(Status.REFUTED, f"counterexample (shrunk): {_show(witness)}",
                            witness=_show(witness), **data, **{k: _show(v) for k, v in detail.items()})
         if tried["bad_input"]:
@@ -108,21 +151,26 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
             return outcome(Status.INCONCLUSIVE, f"{label}: none of the {tried['n']} generated inputs was "
                            "in the statement's scope (all skipped); fix the strategy", **data)
         skipped = f" ({tried['skipped']} skipped as out of scope)" if tried["skipped"] else ""
+        summary = {f"{k}_{side}": v[j] for k, v in held.items() for j, side in enumerate(("min", "max"))
+                   if f"{k}_{side}" not in data}
         return outcome(Status.SUPPORTED, f"{label}: no counterexample in {applicable} generated inputs"
-                       f"{skipped}", **data)
+                       f"{skipped}", **data, **summary)
 
     return Check(name, run, kind)
 
 
 def witness(name: str, point: Any, prop: Property, *, kind: str = "INT", exact: bool = False) -> Check:
-    """A property evaluated at one explicit point (typically an erratum's witness).
+    """A property evaluated at one explicit point (typically an erratum's witness); the property
+    follows the contract of :func:`forall` (it may take the context).
 
     With ``exact=True`` (the evaluation is exact or rigorous) a pass is ``proved``; otherwise a pass
     at a single point is only ``supported``. A failure is ``refuted`` with the point as witness.
     """
 
+    call = _with_context(prop)
+
     def run(ctx: Context) -> Evidence:
-        ok, data = _split(prop(point))
+        ok, data = _split(call(point, ctx))
         if ok is None:
             return outcome(Status.INCONCLUSIVE, f"could not decide at {_show(point)}", **data)
         if not ok:

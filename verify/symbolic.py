@@ -61,8 +61,38 @@ def _build(x: Buildable) -> Any:
     return x() if callable(x) and not isinstance(x, sp.Basic) else sp.sympify(x)
 
 
-def is_zero(expr: sp.Expr, seconds: float = 20.0) -> bool | None:
-    """Three-valued zero test: True (proved zero), False (proved nonzero), None (unknown)."""
+def _is_root(node: sp.Basic) -> bool:
+    return (isinstance(node, sp.Pow) and node.exp.is_Rational and not node.exp.is_integer)
+
+
+def _factor_under_roots(expr: sp.Expr) -> sp.Expr:
+    """√(x³ + 2x² + x) → √(x(x + 1)²), which sympy then splits as (x + 1)√x when x + 1 ≥ 0."""
+    return expr.replace(_is_root, lambda p: sp.Pow(sp.factor(p.base), p.exp))
+
+
+def _squares_differ(expr: sp.Expr) -> sp.Expr | None:
+    """For expr = P − N with P and N sums of terms sympy knows to be non-negative (so P ≥ 0 and
+    N ≥ 0), expr = 0 ⇔ P² − N² = 0; returns P² − N² (expanded), or None when the signs are
+    unknown or no root would disappear."""
+    if not expr.atoms(sp.Pow) or not any(_is_root(a) for a in expr.atoms(sp.Pow)):
+        return None
+    pos, neg = [], []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        coeff, _ = term.as_coeff_Mul()
+        (neg if coeff.is_negative else pos).append(term if not coeff.is_negative else -term)
+    P, N = sp.Add(*pos), sp.Add(*neg)
+    if not (pos and neg) or P.is_nonnegative is not True or N.is_nonnegative is not True:
+        return None
+    return sp.expand(P**2 - N**2)
+
+
+def is_zero(expr: sp.Expr, seconds: float = 20.0, _depth: int = 2) -> bool | None:
+    """Three-valued zero test: True (proved zero), False (proved nonzero), None (unknown).
+
+    Square roots: radicands are factored (so √((x + y)²) becomes x + y for x, y ≥ 0), and an
+    identity P = N between sums of terms known to be non-negative is decided on P² = N²
+    (equivalent for P, N ≥ 0), up to two squarings.
+    """
     with time_budget(seconds):
         expr = sp.sympify(expr)
         if expr.is_zero is not None:
@@ -83,6 +113,18 @@ def is_zero(expr: sp.Expr, seconds: float = 20.0) -> bool | None:
                 return True
         except Exception:
             pass
+        if any(_is_root(a) for a in expr.atoms(sp.Pow)):
+            try:
+                e = sp.simplify(_factor_under_roots(expr))
+                if e == 0:
+                    return True
+                if e.is_zero is not None:
+                    return e.is_zero
+                squared = _squares_differ(e) if _depth > 0 else None
+            except Exception:
+                squared = None
+            if squared is not None:
+                return is_zero(squared, seconds, _depth - 1)
     return None
 
 

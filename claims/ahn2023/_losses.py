@@ -1,137 +1,52 @@
 """The catalogue losses of Ahn et al. (2023), spec ``def5`` (§1.2, footnote 2; App. C, Example 1).
 
-Each is a :class:`verify.loss.Loss` with its exact sympy forms and a numba kernel
-``kernel(s, params) -> ℓ'(s)`` for the compiled GD engine. ``beta`` is the exponent of (A2):
-2 for ℓ_rsym and ℓ_sqrt (Example 1), +∞ for ℓ_Hub, β for ℓ_β; unknown (None) for ℓ_logi,
-which is not even, and for ℓ_sym, which is not normalised (ℓ_sym''(0) = 1/4).
+Each is a :class:`verify.loss.Loss` given by its exact sympy forms ℓ and ℓ'; the float64 (numba) and
+double-double evaluators the GD paths use are generated from ℓ' (:mod:`verify.kernels`), so there is
+one loss model and nothing written by hand per loss. ``beta`` is the exponent of (A2): 2 for ℓ_rsym
+and ℓ_sqrt (Example 1), +∞ for ℓ_Hub, β for ℓ_β; unknown (None) for ℓ_logi, which is not even, and
+for ℓ_sym, which is not normalised (ℓ_sym''(0) = 1/4).
 """
 from __future__ import annotations
 
 import math
 from functools import lru_cache
 
-import numba
 import sympy as sp
 
 from verify.loss import S, Loss
-from verify.dynamics import dd_add, dd_div, dd_mul, dd_pow, dd_split, dd_sqrt, dd_sub, dd_tanh
 
 s = S
-
-
-# ---------------------------------------------------------------- numba kernels: (s, params) -> ℓ'(s)
-@numba.njit(cache=True, fastmath=False)
-def _k_tanh(s, p):
-    return math.tanh(s)
-
-
-@numba.njit(cache=True)
-def _k_half_tanh_half(s, p):
-    return 0.5 * math.tanh(0.5 * s)
-
-
-@numba.njit(cache=True)
-def _k_sqrt(s, p):
-    return s / math.sqrt(1.0 + s * s)
-
-
-@numba.njit(cache=True)
-def _k_huber(s, p):
-    if s > 1.0:
-        return 1.0
-    if s < -1.0:
-        return -1.0
-    return s
-
-
-@numba.njit(cache=True)
-def _k_logi(s, p):
-    return -1.0 / (1.0 + math.exp(s))
-
-
-@numba.njit(cache=True)
-def _k_beta(s, p):
-    # p = (c_beta, beta, r_beta^2)
-    if s * s < p[2]:
-        return s * (1.0 - p[0] * abs(s) ** p[1])
-    return 1.0 if s > 0 else -1.0
-
-
-# ---------------------------------------------------------------- double-double kernels: (hi, lo, params) -> ℓ'
-@numba.njit(cache=True)
-def _dd_tanh(h, l, p):
-    return dd_tanh(h, l)
-
-
-@numba.njit(cache=True)
-def _dd_half_tanh_half(h, l, p):
-    th, tl = dd_tanh(0.5 * h, 0.5 * l)
-    return 0.5 * th, 0.5 * tl
-
-
-@numba.njit(cache=True)
-def _dd_sqrt(h, l, p):
-    qh, ql = dd_mul(h, l, h, l)
-    qh, ql = dd_add(qh, ql, 1.0, 0.0)
-    rh, rl = dd_sqrt(qh, ql)
-    return dd_div(h, l, rh, rl)
-
-
-@numba.njit(cache=True)
-def _dd_huber(h, l, p):
-    if h > 1.0 or (h == 1.0 and l > 0.0):
-        return 1.0, 0.0
-    if h < -1.0 or (h == -1.0 and l < 0.0):
-        return -1.0, 0.0
-    return h, l
-
-
-@numba.njit(cache=True)
-def _dd_beta(h, l, p):
-    # p = (c_hi, c_lo, beta_hi, beta_lo, r2_hi, r2_lo)
-    qh, ql = dd_mul(h, l, h, l)
-    dh, dl = dd_sub(qh, ql, p[4], p[5])
-    if dh < 0.0:
-        if h == 0.0:
-            return 0.0, 0.0
-        ah, al = (-h, -l) if h < 0.0 else (h, l)
-        wh, wl = dd_pow(ah, al, p[2], p[3])
-        wh, wl = dd_mul(wh, wl, p[0], p[1])
-        oh, ol = dd_sub(1.0, 0.0, wh, wl)
-        return dd_mul(h, l, oh, ol)
-    return (1.0, 0.0) if h > 0.0 else (-1.0, 0.0)
 
 
 # ---------------------------------------------------------------- the catalogue (def5)
 RSYM = Loss(
     name="rsym", label=r"\ell_{\mathrm{rsym}}", beta=2.0,
-    l=sp.log(2 * sp.cosh(s)), dl=sp.tanh(s), kernel=_k_tanh, dd_kernel=_dd_tanh,
+    l=sp.log(2 * sp.cosh(s)), dl=sp.tanh(s),
     notes="def5.rsym: ℓ_rsym(s) = log(2 cosh s) = ℓ_sym(2s); ℓ' = tanh; (A2) with β = 2, c = 1/4",
 )
 
 SYM = Loss(
     name="sym", label=r"\ell_{\mathrm{sym}}", beta=None,
     l=sp.log(1 + sp.exp(-s)) / 2 + sp.log(1 + sp.exp(s)) / 2, dl=sp.tanh(s / 2) / 2,
-    kernel=_k_half_tanh_half, dd_kernel=_dd_half_tanh_half,
     notes="def5.sym: ℓ_sym' = tanh(s/2)/2 and ℓ_sym''(0) = 1/4, so not normalised as (A1) requires",
 )
 
 SQRT = Loss(
     name="sqrt", label=r"\ell_{\mathrm{sqrt}}", beta=2.0,
-    l=sp.sqrt(1 + s**2), dl=s / sp.sqrt(1 + s**2), kernel=_k_sqrt, dd_kernel=_dd_sqrt,
+    l=sp.sqrt(1 + s**2), dl=s / sp.sqrt(1 + s**2),
     notes="def5.sqrt: ℓ_sqrt(s) = sqrt(1 + s^2); (A2) with β = 2, c = 2/5",
 )
 
 HUBER = Loss(
     name="huber", label=r"\ell_{\mathrm{Hub}}", beta=math.inf,
     l=sp.Piecewise((s**2 / 2, sp.Abs(s) <= 1), (sp.Abs(s) - sp.Rational(1, 2), True)),
-    dl=sp.Piecewise((s, sp.Abs(s) <= 1), (sp.sign(s), True)), kernel=_k_huber, dd_kernel=_dd_huber,
+    dl=sp.Piecewise((s, sp.Abs(s) <= 1), (sp.sign(s), True)),
     notes="def5.hub: ℓ_Hub' = s on [-1, 1], sgn s outside; (A2) only with β = +∞",
 )
 
 LOGI = Loss(
     name="logi", label=r"\ell_{\mathrm{logi}}", beta=None,
-    l=sp.log(1 + sp.exp(-s)), dl=-1 / (1 + sp.exp(s)), kernel=_k_logi,
+    l=sp.log(1 + sp.exp(-s)), dl=-1 / (1 + sp.exp(s)),
     notes="def5.logi: logistic loss log(1 + e^{-s}); not even",
 )
 
@@ -163,11 +78,10 @@ def _beta_loss(beta: sp.Expr) -> Loss:
     l_in = s**2 / 2 - c * sp.Abs(s) ** (beta + 2) / (beta + 2)
     l_out = sp.Abs(s) - r + (r**2 / 2 - c * r ** (beta + 2) / (beta + 2))
     l = sp.Piecewise((l_in, s**2 < r**2), (l_out, True))
+    # every non-integer β gives the same compiled kernel (c_β, β, r_β² are its parameters)
     return Loss(
         name=f"beta={beta}", label=rf"\ell_{{\beta={sp.latex(beta)}}}", beta=float(beta),
-        l=l, dl=dl, kernel=_k_beta, params=(float(c), float(beta), float(r**2)),
-        dd_kernel=_dd_beta, dd_params=(*dd_split(c), *dd_split(beta), *dd_split(r**2)),
-        notes=f"def5.beta with β = {beta}: c_β = {c}, r_β = {r}",
+        l=l, dl=dl, notes=f"def5.beta with β = {beta}: c_β = {c}, r_β = {r}",
     )
 
 
@@ -242,7 +156,7 @@ def hp_agreement(key: str, ks: tuple, m: float, k_max_dd: float = 3.0, tol: floa
     agree = True
     for label, sub, backend in (("arb", tuple(k for k in ks if k <= 2.0) or ks[:1], "auto"),
                                 ("dd", tuple(k for k in ks if k <= k_max_dd), "dd")):
-        if not sub or (backend == "dd" and loss.dd_kernel is None):
+        if not sub or (backend == "dd" and loss.compiled_dl_dd() is None):
             continue
         eta = np.exp(-np.asarray(sub, float))
         x0, y0 = dynamics.normalised_start(eta, m, XT, YT)

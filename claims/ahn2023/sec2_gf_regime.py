@@ -66,8 +66,7 @@ GF_KEYS = ("sqrt", "rsym", "huber", "beta=3")
 def _gf_endpoint(key: str, x0: float, y0: float) -> tuple[float, float, float]:
     """Integrate the GF (DOP853, rtol 1e-12) until x is negligible; returns (x_T, y_T, T)."""
     loss = loss_by_key(key)
-    dl = loss.kernel
-    p = np.array(loss.params if loss.params else (0.0,))
+    dl, p = loss.compiled_dl()
 
     def f(t, z):
         g = dl(z[0] * z[1], p)

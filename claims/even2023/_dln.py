@@ -29,7 +29,6 @@ import mpmath
 import numpy as np
 from numba import njit
 
-from verify.bench import benchmark
 
 CONVERGED, STALLED, BLOWN_UP, HIT_PM1 = 0, 1, 2, 3
 OUTCOMES = ("converged", "stalled", "blown_up", "hit_pm1")
@@ -779,28 +778,3 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
             hi = float(grid[last + 1])
             hi_outcome = res.outcome(last + 1)
     return Bracket(lo, hi, hi_outcome, runs, rounds)
-
-
-# --------------------------------------------------------------------------- benchmark
-
-@benchmark("even2023.thm1_hp_check", target=10.0, unit="s", higher_is_better=False,
-           description="Theorem-1 check: one GD run of 10^4 steps at 50 digits (n=20, d=30, "
-                       "python-flint midpoint arithmetic) plus the mpmath implicit solve")
-def _bench_thm1() -> dict:
-    import time
-    from . import _implicit, _runs
-
-    problem = sparse_problem(20, 30, 3, 0.3, seed=7)
-    started = time.perf_counter()
-    run = run_hp(problem, Constant(0.5), dps=50, max_steps=10_000, tol_rel=1e-45)
-    t_run = time.perf_counter() - started
-    sol = _implicit.solve(problem.X, problem.y, run.final.ln_alpha2, run.final.phi, dps=50)
-    total = time.perf_counter() - started
-    with mpmath.workdps(50):
-        dist = _implicit.distance(sol.beta, run.final.beta)
-        corr = _implicit.distance(sol.beta, _runs._first_order(problem, run.final, 50))
-    return {"value": total, "run_seconds": t_run, "solve_seconds": total - t_run,
-            "steps": run.steps, "outcome": run.outcome, "newton_iterations": sol.iterations,
-            "agreement_digits_at_K": float(-mpmath.log10(dist)) if dist > 0 else 50.0,
-            "first_order_corrected_digits": float(-mpmath.log10(corr)) if corr > 0 else 50.0,
-            "residual_rel": float(run.final.rnorm / run.ynorm)}

@@ -8,6 +8,8 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from verify.bench import benchmark
+
 from . import _dln, _implicit
 from ._dln import Constant, AdaGradNorm
 
@@ -210,3 +212,28 @@ def e1_sweep(seed: int, b: int, budget: str) -> Sweep:
     return Sweep(grid, status, lanes.steps.reshape(G, reps).max(1), err_m, gain_m.sum(1), gain_m,
                  lanes.bounces.reshape(G, reps).max(1), lanes.sum_loss.reshape(G, reps).mean(1),
                  float(np.linalg.norm(gf - p.teacher)), br, reps, lanes)
+
+
+# --------------------------------------------------------------------------- benchmark
+# (here, not in _dln: it uses this module's first-order correction, and _dln must not import _runs)
+
+@benchmark("even2023.thm1_hp_check", target=10.0, unit="s", higher_is_better=False,
+           description="Theorem-1 check: one GD run of 10^4 steps at 50 digits (n=20, d=30, "
+                       "python-flint midpoint arithmetic) plus the mpmath implicit solve")
+def _bench_thm1() -> dict:
+    import time
+
+    problem = _dln.sparse_problem(20, 30, 3, 0.3, seed=7)
+    started = time.perf_counter()
+    run = _dln.run_hp(problem, Constant(0.5), dps=50, max_steps=10_000, tol_rel=1e-45)
+    t_run = time.perf_counter() - started
+    sol = _implicit.solve(problem.X, problem.y, run.final.ln_alpha2, run.final.phi, dps=50)
+    total = time.perf_counter() - started
+    with mpmath.workdps(50):
+        dist = _implicit.distance(sol.beta, run.final.beta)
+        corr = _implicit.distance(sol.beta, _first_order(problem, run.final, 50))
+    return {"value": total, "run_seconds": t_run, "solve_seconds": total - t_run,
+            "steps": run.steps, "outcome": run.outcome, "newton_iterations": sol.iterations,
+            "agreement_digits_at_K": float(-mpmath.log10(dist)) if dist > 0 else 50.0,
+            "first_order_corrected_digits": float(-mpmath.log10(corr)) if corr > 0 else 50.0,
+            "residual_rel": float(run.final.rnorm / run.ynorm)}

@@ -1,0 +1,77 @@
+"""Generic GD / SGD lanes on sympy objectives (verify.dynamics.generic)."""
+import numpy as np
+import sympy as sp
+
+from verify import dynamics
+from verify.dynamics import Outcome, generic
+from verify.loss import Loss, S
+
+x, y = sp.symbols("x y", real=True)
+w = sp.symbols("w1:4", real=True)
+
+
+def test_l_of_xy_is_an_instance_and_agrees_with_the_lane_engine():
+    obj = generic.Objective(sp.log(2 * sp.cosh(x * y)), (x, y), name="rsym(xy)")
+    eta = np.array([0.05, 0.1, 0.2])
+    x0, y0 = dynamics.normalised_start(eta, 3.0)
+    r = generic.run(obj, np.c_[x0, y0], eta, max_steps=10**5, gtol=0.0)
+    lanes = dynamics.run(Loss.from_expr(sp.log(2 * sp.cosh(S)), "rsym"), x0, y0, eta, max_steps=10**5)
+    assert np.all(r.outcome == Outcome.CONVERGED) and np.all(lanes.ok())
+    # the limit y_inf^2 is the sharpness of the limit point (f'' in the y direction at x = 0)
+    assert np.allclose(r.theta[:, 1] ** 2, lanes.D, rtol=1e-10)
+    assert np.allclose(r.final_sharpness, lanes.D, rtol=1e-10)
+    assert np.all(r.final_sharpness <= 2 / eta)  # edge of stability: limits below 2/eta
+    cc = generic.cross_check(r, [0, 2], dps=30, tol=1e-9)
+    assert cc["hp_agree"], cc
+
+
+def test_outcomes_are_explicit():
+    quad = generic.Objective(x**2 / 2, (x,))
+    cycle = generic.run(quad, [[1.0]], [2.0], patience=1000, check_every=10)  # x -> -x forever
+    assert cycle.outcome[0] == Outcome.STALLED
+    blow = generic.run(quad, [[1.0]], [3.0])  # |1 - eta| = 2 > 1
+    assert blow.outcome[0] == Outcome.DIVERGED
+    budget = generic.run(quad, [[1.0]], [1e-6], max_steps=100)
+    assert budget.outcome[0] == Outcome.BUDGET and budget.steps[0] == 100
+    floor = generic.run(quad, [[1.0]], [0.5], gtol=0.0)  # x halves until the step is below resolution
+    assert floor.outcome[0] == Outcome.CONVERGED and floor.at_floor[0]
+
+
+def test_sharpness_along_the_path_of_the_scalar_network():
+    f = (w[0] * w[1] * w[2] - 1) ** 2 / 2
+    obj = generic.Objective(f, w, name="scalar network")
+    starts = np.array([[0.6, 1.1, 1.9], [0.5, 0.7, 2.5]])
+    r = generic.run(obj, starts, [0.2, 0.3], gtol=1e-12, record_every=2, records=4)
+    assert np.all(r.ok())
+    a, b, c = r.theta.T
+    assert np.allclose(r.final_sharpness, 1 / a**2 + 1 / b**2 + 1 / c**2, rtol=1e-9)
+    hess = sp.lambdify(w, sp.hessian(f, w))
+    assert np.allclose(r.sharpness[:, 0], [np.linalg.eigvalsh(hess(*s)).max() for s in starts])
+    assert r.sharpness.shape == (2, 4) and np.all(np.isfinite(r.sharpness))
+
+
+def test_minibatch_sgd_on_a_sum_is_seeded_and_reaches_the_least_squares_fit():
+    a, b = sp.symbols("a b", real=True)
+    u, v = sp.symbols("u v", real=True)  # one data row: (input, target)
+    obj = generic.Objective((a * u + b - v) ** 2 / 2, (a, b), data=(u, v), name="linear fit")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=40)
+    data = np.c_[X, 2 * X - 1]  # interpolable: SGD converges to the exact fit
+    one = generic.run(obj, [[0.0, 0.0]], [0.1, 0.1], data=data, batch=4, seeds=[1, 1], max_steps=20000,
+                      gtol=1e-10, check_every=50)
+    assert np.array_equal(one.theta[0], one.theta[1])  # same seed, same path
+    assert np.all(one.ok()) and np.allclose(one.theta, [[2.0, -1.0]] * 2, atol=1e-8)
+    gd = generic.run(obj, [[0.0, 0.0]], [0.1], data=data, gtol=1e-10)
+    assert gd.ok()[0] and np.allclose(gd.theta[0], [2.0, -1.0], atol=1e-8)
+
+
+def test_readme_example_runs():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = re.search(r"## Dynamics on any objective.*?```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README dynamics example", "exec"), namespace)  # our own documentation
+    result = namespace["result"]
+    assert np.all(result.final_sharpness <= 2 / namespace["eta"])
