@@ -1,0 +1,304 @@
+"""The real line cut into cells at the exact break points of every Piecewise / Abs / sign / Min / Max.
+
+On each open cell the loss is one smooth sympy expression; :class:`_Exact` holds the cells and
+evaluates ℓ, ℓ', ℓ'' at high precision; :class:`_Numeric` wraps a pair of callables (float only).
+"""
+from __future__ import annotations
+
+import math
+import mpmath
+import numpy as np
+import sympy as sp
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from ..lossparse import S
+from ..symbolic import BudgetExceeded, time_budget
+from .common import AuditInputError, DPS, _TINY, _mp, _simplify
+
+
+# ============================================================================ cells
+@dataclass
+class Cell:
+    """An open interval (lo, hi) on which every Piecewise / Abs / sign / Min / Max is resolved."""
+
+    lo: sp.Expr
+    hi: sp.Expr
+    mid: sp.Rational
+    l: sp.Expr | None      # ℓ on the cell (None when given by its derivative)
+    dl: sp.Expr            # ℓ' (smooth on the cell)
+    d2l: sp.Expr           # ℓ''
+    _f: dict = field(default_factory=dict, repr=False)
+
+    def fn(self, which: str, float_path: bool = False) -> Callable:
+        key = (which, float_path)
+        if key not in self._f:
+            expr = getattr(self, which)
+            # lambdify only ever sees expressions built by the whitelist parser (or the caller's
+            # own sympy object): printing and compiling them runs no user-supplied code
+            self._f[key] = sp.lambdify(S, expr, modules="math" if float_path else "mpmath")
+        return self._f[key]
+
+    def contains(self, p: Any) -> bool:
+        return (self.lo == -sp.oo or p > self.lo) and (self.hi == sp.oo or p < self.hi)
+
+
+def _truth(cond: Any, m: sp.Expr) -> bool:
+    if cond in (sp.true, True):
+        return True
+    if cond in (sp.false, False):
+        return False
+    if isinstance(cond, sp.And):
+        return all(_truth(c, m) for c in cond.args)
+    if isinstance(cond, sp.Or):
+        return any(_truth(c, m) for c in cond.args)
+    if isinstance(cond, sp.Not):
+        return not _truth(cond.args[0], m)
+    if isinstance(cond, sp.core.relational.Relational):
+        d = sp.N(_resolve(cond.lhs - cond.rhs, m).subs(S, m), DPS)
+        if not d.is_real:
+            raise AuditInputError(f"condition {cond} is not real at s = {m}")
+        ops = {"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}
+        return bool(ops[cond.rel_op])
+    v = cond.subs(S, m)
+    if v in (sp.true, sp.false):
+        return v == sp.true
+    raise AuditInputError(f"cannot decide the condition {cond} at s = {m}")
+
+
+def _sign_at(e: sp.Expr, m: sp.Expr) -> int:
+    v = sp.N(e.subs(S, m), DPS)
+    if not v.is_real:
+        raise AuditInputError(f"{e} is not real at s = {m}")
+    return int(bool(v > 0)) - int(bool(v < 0))
+
+
+def _resolve(e: sp.Expr, m: sp.Expr) -> sp.Expr:
+    """The smooth expression that ``e`` equals near s = m (m not a break point)."""
+    if not e.has(sp.Piecewise, sp.Abs, sp.sign, sp.Min, sp.Max):
+        return e
+    if isinstance(e, sp.Piecewise):
+        for ex, c in e.args:
+            if _truth(c, m):
+                return _resolve(ex, m)
+        raise AuditInputError(f"the Piecewise {sp.sstr(e)[:80]} is undefined at s = {m} "
+                              "(add a final (expr, True) branch)")
+    if isinstance(e, sp.Abs):
+        a = _resolve(e.args[0], m)
+        return a if _sign_at(a, m) >= 0 else -a
+    if isinstance(e, sp.sign):
+        a = _resolve(e.args[0], m)
+        return sp.Integer(_sign_at(a, m))
+    if isinstance(e, (sp.Min, sp.Max)):
+        args = [_resolve(a, m) for a in e.args]
+        vals = [sp.N(a.subs(S, m), DPS) for a in args]
+        k = (min if isinstance(e, sp.Min) else max)(range(len(args)), key=lambda i: vals[i])
+        return args[k]
+    return e.func(*[_resolve(a, m) for a in e.args])
+
+
+def _zeros(f: sp.Expr) -> tuple[list, bool]:
+    """Real zeros of f(s) (exact), and whether the set was found and is finite."""
+    if not f.has(S):
+        return [], True
+    try:
+        with time_budget(3.0):
+            sol = sp.solveset(f, S, sp.Reals)
+    except (BudgetExceeded, Exception):
+        return [], False
+    if isinstance(sol, sp.FiniteSet):
+        return [z for z in sol if z.is_real], True
+    if sol == sp.EmptySet:
+        return [], True
+    if isinstance(sol, sp.Union):  # e.g. an interval where f vanishes: its endpoints matter
+        pts = []
+        for a in sol.args:
+            if isinstance(a, sp.FiniteSet):
+                pts += list(a)
+            elif isinstance(a, sp.Interval):
+                pts += [p for p in (a.start, a.end) if p.is_finite]
+            else:
+                return [], False
+        return pts, True
+    if isinstance(sol, sp.Interval):
+        return [p for p in (sol.start, sol.end) if p.is_finite], True
+    return [], False
+
+
+def _breakpoints(e: sp.Expr) -> tuple[list, bool]:
+    pts: list = [sp.Integer(0)]
+    complete = True
+
+    def add(f):
+        nonlocal complete
+        z, ok = _zeros(f)
+        pts.extend(z)
+        complete &= ok
+
+    for node in sp.preorder_traversal(e):
+        if isinstance(node, sp.core.relational.Relational):
+            add(node.lhs - node.rhs)
+        elif isinstance(node, (sp.Abs, sp.sign)):
+            add(node.args[0])
+        elif isinstance(node, (sp.Min, sp.Max)):
+            a = node.args
+            for i in range(len(a)):
+                for j in range(i + 1, len(a)):
+                    add(a[i] - a[j])
+    pts = [p for p in pts if p.is_real and p.is_finite]
+    pts += [-p for p in pts]  # symmetric cells, so that ℓ(s) and ℓ(-s) are compared cell by cell
+    uniq: list = []
+    for p in sorted(pts, key=lambda q: float(q)):
+        if not uniq or sp.N(p - uniq[-1], DPS) != 0:
+            uniq.append(p)
+    if len(uniq) > 41:
+        raise AuditInputError(f"too many break points ({len(uniq)}); at most 41 are supported")
+    return uniq, complete
+
+
+def _rational_between(a: sp.Expr, b: sp.Expr) -> sp.Rational:
+    if a == -sp.oo:
+        return sp.Rational(math.floor(float(b))) - 1
+    if b == sp.oo:
+        return sp.Rational(math.ceil(float(a))) + 1
+    fa, fb = float(a), float(b)
+    return sp.Rational(Fraction((fa + fb) / 2).limit_denominator(10**6))
+
+
+# ============================================================================ subjects
+_NICE = [sp.Rational(v) * sg for v in ("1/2", "1", "2", "3/2", "1/4", "3", "5", "10", "1/10", "100")
+         for sg in (1, -1)]
+
+
+class _Exact:
+    """A loss given exactly (ℓ or ℓ' as a sympy expression), cut into smooth cells."""
+
+    exact = True
+
+    def __init__(self, expr: sp.Expr, derivative: bool, text: str):
+        self.text = text
+        self.derivative = derivative
+        self.expr = expr
+        bps, self.cells_complete = _breakpoints(expr)
+        self.breakpoints = bps
+        edges = [-sp.oo, *bps, sp.oo]
+        self.cells: list[Cell] = []
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            m = _rational_between(lo, hi)
+            r = _resolve(expr, m)
+            if derivative:
+                l, dl = None, r
+            else:
+                l, dl = r, sp.diff(r, S)
+            if dl.has(S) and sp.count_ops(dl) < 80:
+                dl = _simplify(dl)  # e.g. sinh/cosh -> tanh: fewer overflows, tighter enclosures
+            self.cells.append(Cell(lo, hi, m, l, dl, sp.diff(dl, S)))
+        self.zero_right = next(c for c in self.cells if c.lo == 0)
+        self.zero_left = next(c for c in self.cells if c.hi == 0)
+        self.l = None if derivative else expr
+        self.dl = expr if derivative else sp.diff(expr, S)
+        self._probe()
+
+    def _probe(self) -> None:
+        """Reject losses that are not real-valued on the probe grid (ℓ must map ℝ to ℝ)."""
+        for p in ("-7/3", "-1", "-1/3", "1/3", "1", "7/3"):
+            p = sp.Rational(p)
+            if self.cell_of(p) is None:  # a break point: probe beside it
+                p += sp.Rational(1, 1000)
+            for which, name in (("dl", "ℓ'"), ("l", "ℓ")):
+                if which == "l" and self.derivative:
+                    continue
+                if self.value(which, p) is None:
+                    raise AuditInputError(f"{name} is not a finite real number at s = {p}: the loss must "
+                                          "be real-valued and differentiable on the whole real line")
+
+    def cell_of(self, p: Any) -> Cell | None:
+        for c in self.cells:
+            if c.contains(p):
+                return c
+        return None
+
+    def value(self, which: str, p: Any) -> mpmath.mpf | None:
+        """ℓ / ℓ' / ℓ'' at p (a rational or mpf not equal to a break point), at DPS digits."""
+        c = self.cell_of(p)
+        if c is None:
+            return None
+        if which == "l" and c.l is None:
+            return None
+        # float pre-check: a value beyond 1e300 (exp(exp(s)) at s = 1e8 ...) is skipped instead of
+        # being computed exactly, which could take unbounded time and memory
+        try:
+            fv = c.fn(which, True)(float(p))
+            if isinstance(fv, complex):
+                fv = fv.real if abs(fv.imag) < 1e-300 else math.nan
+            fv = float(fv)
+        except OverflowError:
+            return None
+        except (ZeroDivisionError, ValueError, TypeError):
+            fv = 0.0  # let the exact path decide (a removable 0/0, a complex value ...)
+        if math.isinf(fv) or math.isnan(fv) or abs(fv) > 1e300:
+            return None
+        with mpmath.workdps(max(DPS, mpmath.mp.dps)):
+            try:
+                v = c.fn(which)(_mp(p) if isinstance(p, sp.Basic) else mpmath.mpf(p))
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return None
+            if isinstance(v, mpmath.mpc):
+                if abs(v.imag) > _TINY:
+                    return None
+                v = v.real
+            try:
+                v = mpmath.mpf(v)
+            except (TypeError, ValueError):
+                return None
+            if not mpmath.isfinite(v):
+                return None
+            return v
+
+    def sample(self, cell: Cell, n: int = 48) -> list:
+        """Points strictly inside ``cell``: short rationals first (readable witnesses), then a
+        geometric grid toward both ends, from 10⁻⁸ to 10⁸."""
+        nice = [p for p in _NICE if cell.contains(p)]
+        return nice + [p for p in self._grid(cell, n)]
+
+    def _grid(self, cell: Cell, n: int) -> list:
+        with mpmath.workdps(DPS):
+            lo = None if cell.lo == -sp.oo else _mp(cell.lo)
+            hi = None if cell.hi == sp.oo else _mp(cell.hi)
+            out = []
+            if lo is not None and hi is not None:
+                w = hi - lo
+                for k in range(n // 2):
+                    f = mpmath.mpf(10) ** (-8 + 8 * mpmath.mpf(k) / (n // 2 - 1))
+                    out += [lo + w * f / 2, hi - w * f / 2]
+                out += [lo + w * mpmath.mpf(j) / 16 for j in range(1, 16)]
+            elif lo is not None:
+                for k in range(n):
+                    out.append(lo + mpmath.mpf(10) ** (-8 + 16 * mpmath.mpf(k) / (n - 1)))
+            elif hi is not None:
+                for k in range(n):
+                    out.append(hi - mpmath.mpf(10) ** (-8 + 16 * mpmath.mpf(k) / (n - 1)))
+            return sorted(out)
+
+
+class _Numeric:
+    """A loss given by two callables (ℓ', ℓ''): float evaluation only, verdicts at most supported."""
+
+    exact = False
+
+    def __init__(self, dl: Callable, d2l: Callable, name: str):
+        self.dl_fn, self.d2l_fn, self.text = dl, d2l, name
+        self.derivative = True
+
+    def f(self, which: str, s: float) -> float | None:
+        try:
+            v = float((self.dl_fn if which == "dl" else self.d2l_fn)(float(s)))
+        except Exception:
+            return None
+        return v if math.isfinite(v) else None
+
+    def grid(self) -> np.ndarray:
+        g = np.geomspace(1e-6, 1e6, 241)
+        nice = np.array([0.5, 1.0, 2.0, 1.5, 0.25, 3.0, 5.0, 10.0])
+        return np.concatenate([nice, -nice, -g[::-1], g])
