@@ -11,7 +11,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..lossparse import S
-from ..symbolic import BudgetExceeded, time_budget
+from ..symbolic import BudgetExceeded
+from . import clock
 from .common import DPS, INCONCLUSIVE, PROVED, Part, REFUTED, SUPPORTED, T, _cheap, _gave_up, _is_zero, _limit, _mp, _num, _sign_symbolic, _simplify
 from .cells import _Exact
 from .intervals import _certify_bound, _prove_nonneg
@@ -22,7 +23,7 @@ from .a1 import _witness_point
 def _leading(g: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     """(a, β) with g(t) = a t^β + o(t^β) as t → 0+, exactly (None if sympy cannot tell)."""
     try:
-        with time_budget(4.0):
+        with clock.step(4.0):
             lt = g.as_leading_term(T)
             a, b = lt.as_coeff_exponent(T)
             if a.has(T) or not a.is_number or not b.is_number or a == 0:
@@ -195,7 +196,7 @@ def _a2_local_raw(L: _Exact, side: _Side) -> dict:
     if beta.is_Integer and beta > 0:
         n = int(beta)
         try:
-            with time_budget(3.0):
+            with clock.step(3.0):
                 derivs_vanish = all(_limit(sp.diff(side.u, T, j), T, 0) == 0 for j in range(n + 1))
                 D = sp.diff(side.u, T, n + 1) / sp.factorial(n + 1)
         except BudgetExceeded:
@@ -446,7 +447,7 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
 def _exact_sup(h: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
     """sup of h(t) over a < t < b exactly (endpoint limits and critical points), or None."""
     try:
-        with time_budget(3.0):
+        with clock.step(3.0):
             if not h.has(T):
                 return h
             crit = sp.solveset(sp.diff(h, T), T, sp.Interval.open(a, b))

@@ -74,8 +74,9 @@ def _predictions(beta: Any, tags: dict[str, str]) -> dict:
         out["bouncing_law"] = "η^-2 (extrapolated; rem3 assumes β < ∞)"
         out["bouncing_exponent"] = -2.0
     elif bf <= 1:
-        out["gap_exponent"] = "inf"
-        out["gap_law"] = "A2 holds for every β > 1: the gap is smaller than any power of η"
+        out["gap_exponent"] = None
+        out["gap_law"] = (f"not predicted: the leading exponent β = {beta} is outside the range 1 < β of "
+                          "Theorem 2 and Remark 3")
         out["bouncing_law"] = "not covered"
     else:
         out["gap_exponent"] = 1.0 / (bf - 1.0)
@@ -110,8 +111,8 @@ def _predictions(beta: Any, tags: dict[str, str]) -> dict:
         source += f"; unknown tags {sorted(unknown)} count as not established"
     out["holds"] = _holds(tags.get("A1", INCONCLUSIVE)) and _holds(tags.get("A2", INCONCLUSIVE))
     if not out["holds"]:
-        out["note"] = ("(A1) and (A2) do not both hold (proved or supported): the laws above are what "
-                       "ahn2023 would predict for this β, not consequences")
+        out["note"] = ("(A1) and (A2) with 1 < β <= ∞ do not both hold (proved or supported): the laws "
+                       "above are what ahn2023 would predict for this β, not consequences")
     out["applicable_claims"] = sorted(set(applicable))
     out["not_applicable_claims"] = sorted(set(blocked) - set(applicable))
     out["claims_source"] = source

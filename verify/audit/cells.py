@@ -14,8 +14,9 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..lossparse import S
-from ..symbolic import BudgetExceeded, time_budget
-from .common import AuditInputError, DPS, _TINY, _mp, _simplify
+from ..symbolic import BudgetExceeded
+from . import clock
+from .common import AuditInputError, DPS, _TINY, _is_zero, _mp, _simplify
 
 
 # ============================================================================ cells
@@ -29,6 +30,7 @@ class Cell:
     l: sp.Expr | None      # ℓ on the cell (None when given by its derivative)
     dl: sp.Expr            # ℓ' (smooth on the cell)
     d2l: sp.Expr           # ℓ''
+    exact: bool = True     # the formula is proved to hold on the whole cell (exact break points)
     _f: dict = field(default_factory=dict, repr=False)
 
     def fn(self, which: str, float_path: bool = False) -> Callable:
@@ -98,43 +100,83 @@ def _resolve(e: sp.Expr, m: sp.Expr) -> sp.Expr:
     return e.func(*[_resolve(a, m) for a in e.args])
 
 
-def _zeros(f: sp.Expr) -> tuple[list, bool]:
-    """Real zeros of f(s) (exact), and whether the set was found and is finite."""
+WINDOW = 16  # when a condition has infinitely many or unsolved crossings, cells are exact on |s| < WINDOW
+
+
+def _zeros(f: sp.Expr) -> tuple[list, str]:
+    """Real zeros of f(s), exactly: (points, "all"), or only those in (-WINDOW, WINDOW) ("window",
+    e.g. cos(s) = c), or ("unknown", []) when sympy cannot solve (s⁵ + s·eˢ = 3)."""
     if not f.has(S):
-        return [], True
-    try:
-        with time_budget(3.0):
-            sol = sp.solveset(f, S, sp.Reals)
-    except (BudgetExceeded, Exception):
-        return [], False
-    if isinstance(sol, sp.FiniteSet):
-        return [z for z in sol if z.is_real], True
+        return [], "all"
+    for domain, scope in ((sp.Reals, "all"), (sp.Interval.open(-WINDOW, WINDOW), "window")):
+        try:
+            with clock.step(3.0):
+                sol = sp.solveset(f, S, domain)
+        except (BudgetExceeded, Exception):
+            continue
+        pts = _points_of(sol)
+        if pts is not None:
+            return pts, scope
+    return [], "unknown"
+
+
+def _points_of(sol: Any) -> list | None:
+    """The finite end points of a solution set (None if it is not a finite union)."""
     if sol == sp.EmptySet:
-        return [], True
-    if isinstance(sol, sp.Union):  # e.g. an interval where f vanishes: its endpoints matter
-        pts = []
+        return []
+    if isinstance(sol, sp.FiniteSet):
+        return [z for z in sol if z.is_real]
+    if isinstance(sol, sp.Interval):  # f vanishes on an interval: its end points matter
+        return [p for p in (sol.start, sol.end) if p.is_finite]
+    if isinstance(sol, sp.Union):
+        pts: list = []
         for a in sol.args:
-            if isinstance(a, sp.FiniteSet):
-                pts += list(a)
-            elif isinstance(a, sp.Interval):
-                pts += [p for p in (a.start, a.end) if p.is_finite]
+            sub = _points_of(a)
+            if sub is None:
+                return None
+            pts += sub
+        return pts
+    return None
+
+
+def _poles(f: sp.Expr) -> tuple[list, str]:
+    """Real points where a condition's function is not continuous (1/s, tan s): its sign may
+    change there without a zero."""
+    den = sp.denom(sp.together(f))
+    pts, scope = _zeros(den) if den.has(S) else ([], "all")
+    if f.has(sp.tan, sp.cot, sp.sec, sp.csc, sp.log):
+        for node in sp.preorder_traversal(f):
+            if isinstance(node, (sp.tan, sp.sec)):
+                z, sc = _zeros(sp.cos(node.args[0]))
+            elif isinstance(node, (sp.cot, sp.csc)):
+                z, sc = _zeros(sp.sin(node.args[0]))
+            elif isinstance(node, sp.log):
+                z, sc = _zeros(node.args[0])
             else:
-                return [], False
-        return pts, True
-    if isinstance(sol, sp.Interval):
-        return [p for p in (sol.start, sol.end) if p.is_finite], True
-    return [], False
+                continue
+            pts += z
+            scope = _worse(scope, sc)
+    return pts, scope
 
 
-def _breakpoints(e: sp.Expr) -> tuple[list, bool]:
+def _worse(a: str, b: str) -> str:
+    order = ("all", "window", "unknown")
+    return order[max(order.index(a), order.index(b))]
+
+
+def _breakpoints(e: sp.Expr) -> tuple[list, str]:
+    """Exact break points (sorted, symmetric about 0, 0 included) and their scope: "all", "window"
+    (exact on |s| < WINDOW only) or "unknown"."""
     pts: list = [sp.Integer(0)]
-    complete = True
+    scope = "all"
 
     def add(f):
-        nonlocal complete
-        z, ok = _zeros(f)
-        pts.extend(z)
-        complete &= ok
+        nonlocal scope
+        for finder in (_zeros, _poles):
+            clock.check("the break points")
+            z, sc = finder(f)
+            pts.extend(z)
+            scope = _worse(scope, sc)
 
     for node in sp.preorder_traversal(e):
         if isinstance(node, sp.core.relational.Relational):
@@ -147,23 +189,66 @@ def _breakpoints(e: sp.Expr) -> tuple[list, bool]:
                 for j in range(i + 1, len(a)):
                     add(a[i] - a[j])
     pts = [p for p in pts if p.is_real and p.is_finite]
+    if scope == "window":
+        pts = [p for p in pts if abs(_mp(p)) < WINDOW] + [sp.Integer(WINDOW)]
     pts += [-p for p in pts]  # symmetric cells, so that ℓ(s) and ℓ(-s) are compared cell by cell
     uniq: list = []
-    for p in sorted(pts, key=lambda q: float(q)):
-        if not uniq or sp.N(p - uniq[-1], DPS) != 0:
+    with mpmath.workdps(DPS):
+        for p in sorted(pts, key=lambda q: _mp(q)):
+            if uniq and sp.N(p - uniq[-1], DPS) == 0:
+                same = _is_zero(p - uniq[-1])
+                if same is True:
+                    continue
+                if same is None:  # equal to 40 digits but not provably: the order is unknown
+                    scope = "unknown"
+                    continue
             uniq.append(p)
     if len(uniq) > 41:
         raise AuditInputError(f"too many break points ({len(uniq)}); at most 41 are supported")
-    return uniq, complete
+    return uniq, scope
 
 
-def _rational_between(a: sp.Expr, b: sp.Expr) -> sp.Rational:
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational with the smallest denominator in the open interval (lo, hi) (Stern–Brocot)."""
+    fl = math.floor(lo)
+    if fl + 1 < hi:
+        return Fraction(fl + 1)
+    if lo == fl:  # (lo, hi) = (fl, fl + f): the simplest is fl + 1/n with n the first integer > 1/f
+        return fl + Fraction(1, math.floor(1 / (hi - fl)) + 1)
+    # (lo, hi) inside (fl, fl + 1): recurse on the reciprocals of the fractional parts
+    return fl + 1 / _simplest_between(1 / (hi - fl), 1 / (lo - fl))
+
+
+def _rational_between(a: sp.Expr, b: sp.Expr) -> sp.Rational | None:
+    """A short rational strictly inside the open cell (a, b), checked exactly by sympy; None if
+    sympy cannot confirm it (the cell is then not handled exactly)."""
     if a == -sp.oo:
-        return sp.Rational(math.floor(float(b))) - 1
+        return sp.Integer(math.floor(_mp(b))) - 1
     if b == sp.oo:
-        return sp.Rational(math.ceil(float(a))) + 1
-    fa, fb = float(a), float(b)
-    return sp.Rational(Fraction((fa + fb) / 2).limit_denominator(10**6))
+        return sp.Integer(math.ceil(_mp(a))) + 1
+    for dps in (DPS, 4 * DPS):
+        with mpmath.workdps(dps):
+            fa, fb = _mp(a), _mp(b)
+            w = (fb - fa) / 4
+            if not w > 0:
+                continue
+            lo, hi = _frac_of(fa + w), _frac_of(fb - w)
+        m = _simplest_between(lo, hi)
+        q = sp.Rational(m.numerator, m.denominator)
+        gt, lt = (q - a).is_positive, (b - q).is_positive
+        if gt is None or lt is None:
+            try:
+                gt, lt = bool(sp.N(q - a, 3 * dps) > 0), bool(sp.N(b - q, 3 * dps) > 0)
+            except TypeError:
+                return None
+        if gt and lt:
+            return q
+    return None
+
+
+def _frac_of(x: mpmath.mpf) -> Fraction:
+    sign, man, exp, _ = mpmath.mpf(x)._mpf_  # exact binary value (sign kept apart by mpmath)
+    return (-1 if sign else 1) * Fraction(int(man)) * (Fraction(2) ** int(exp))
 
 
 # ============================================================================ subjects
@@ -180,12 +265,23 @@ class _Exact:
         self.text = text
         self.derivative = derivative
         self.expr = expr
-        bps, self.cells_complete = _breakpoints(expr)
+        bps, self.scope = _breakpoints(expr)
         self.breakpoints = bps
         edges = [-sp.oo, *bps, sp.oo]
         self.cells: list[Cell] = []
+        self._pointwise: dict = {}
         for lo, hi in zip(edges[:-1], edges[1:]):
             m = _rational_between(lo, hi)
+            exact = m is not None and (self.scope == "all" or (
+                self.scope == "window" and lo != -sp.oo and hi != sp.oo))
+            if not exact and (lo == 0 or hi == 0):
+                # the formula that holds just beside 0 (limits and leading terms at 0 use it);
+                # not exact: verdicts resting on it are capped and witnesses re-checked pointwise
+                m = _rational_between(lo, sp.Rational(1, 10**12)) if lo == 0 else \
+                    _rational_between(-sp.Rational(1, 10**12), hi)
+            if m is None:
+                with mpmath.workdps(DPS):
+                    m = sp.Rational(_frac_of((_mp(lo) + _mp(hi)) / 2))
             r = _resolve(expr, m)
             if derivative:
                 l, dl = None, r
@@ -193,12 +289,62 @@ class _Exact:
                 l, dl = r, sp.diff(r, S)
             if dl.has(S) and sp.count_ops(dl) < 80:
                 dl = _simplify(dl)  # e.g. sinh/cosh -> tanh: fewer overflows, tighter enclosures
-            self.cells.append(Cell(lo, hi, m, l, dl, sp.diff(dl, S)))
+            self.cells.append(Cell(lo, hi, m, l, dl, sp.diff(dl, S), exact))
+        self.cells_complete = all(c.exact for c in self.cells)
         self.zero_right = next(c for c in self.cells if c.lo == 0)
         self.zero_left = next(c for c in self.cells if c.hi == 0)
         self.l = None if derivative else expr
         self.dl = expr if derivative else sp.diff(expr, S)
         self._probe()
+
+    def mirror(self, c: Cell) -> Cell:
+        """The cell (−hi, −lo) (break points are symmetric, so it is a cell)."""
+        return self.cells[len(self.cells) - 1 - self.cells.index(c)]
+
+    def beside(self, b: Any) -> tuple[Cell, Cell]:
+        """The cells left and right of the break point b (by position, not by a nearby point)."""
+        i = next(k for k, p in enumerate(self.breakpoints) if p is b or p == b)
+        return self.cells[i], self.cells[i + 1]
+
+    def pointwise(self, which: str, p: Any, dps: int = DPS) -> mpmath.mpf | None:
+        """ℓ / ℓ' / ℓ'' at p from the *whole* expression, the branch chosen at p itself (not from a
+        cell): how witnesses are re-verified, and how non-exact cells are evaluated."""
+        with mpmath.workdps(dps):
+            try:
+                r = _resolve(self.expr, sp.Float(p, dps) if not isinstance(p, sp.Basic) else p)
+            except AuditInputError:
+                return None
+            key = (r, which)
+            if key not in self._pointwise:
+                if self.derivative:
+                    f = {"l": None, "dl": r, "d2l": sp.diff(r, S)}[which]
+                else:
+                    f = {"l": r, "dl": sp.diff(r, S), "d2l": sp.diff(r, S, 2)}[which]
+                self._pointwise[key] = None if f is None else (sp.lambdify(S, f, modules="mpmath"),
+                                                              sp.lambdify(S, f, modules="math"))
+            fns = self._pointwise[key]
+            if fns is None:
+                return None
+            fn, ffloat = fns
+            try:  # float pre-check, as in value(): a value beyond 1e300 is not computed exactly
+                fv = ffloat(float(p))
+                fv = abs(complex(fv)) if isinstance(fv, complex) else abs(float(fv))
+                if not math.isfinite(fv) or fv > 1e300:
+                    return None
+            except OverflowError:
+                return None
+            except (ZeroDivisionError, ValueError, TypeError):
+                pass
+            try:
+                v = fn(_mp(p) if isinstance(p, sp.Basic) else mpmath.mpf(p))
+                if isinstance(v, mpmath.mpc):
+                    if abs(v.imag) > _TINY:
+                        return None
+                    v = v.real
+                v = mpmath.mpf(v)
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return None
+            return v if mpmath.isfinite(v) else None
 
     def _probe(self) -> None:
         """Reject losses that are not real-valued on the probe grid (ℓ must map ℝ to ℝ)."""
@@ -226,6 +372,10 @@ class _Exact:
             return None
         if which == "l" and c.l is None:
             return None
+        if not c.exact:
+            if abs(_mp(p) if isinstance(p, sp.Basic) else p) > 1e300:
+                return None
+            return self.pointwise(which, p)
         # float pre-check: a value beyond 1e300 (exp(exp(s)) at s = 1e8 ...) is skipped instead of
         # being computed exactly, which could take unbounded time and memory
         try:

@@ -9,7 +9,8 @@ import sympy as sp
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..symbolic import BudgetExceeded, time_budget
+from ..symbolic import BudgetExceeded
+from . import clock
 
 
 T = sp.Symbol("t", positive=True)  # s = t (right half-line) or s = -t (left)
@@ -82,7 +83,7 @@ def _simplify(e: sp.Expr, seconds: float = SYM_SECONDS) -> sp.Expr:
     if e in _SIMPLIFIED:
         return _SIMPLIFIED[e]
     try:
-        with time_budget(seconds):
+        with clock.step(seconds):
             out = sp.simplify(e)
     except BudgetExceeded:
         _gave_up(f"simplify {sp.sstr(e)[:60]}", seconds)
@@ -98,7 +99,7 @@ def _simplify(e: sp.Expr, seconds: float = SYM_SECONDS) -> sp.Expr:
 def _cheap(e: sp.Expr, seconds: float = 1.0) -> sp.Expr:
     """A fast normal form (cancel / powsimp) under a time budget."""
     try:
-        with time_budget(seconds):
+        with clock.step(seconds):
             return sp.powsimp(sp.cancel(e))
     except (BudgetExceeded, Exception):
         return e
@@ -107,7 +108,7 @@ def _cheap(e: sp.Expr, seconds: float = 1.0) -> sp.Expr:
 def _is_zero(e: sp.Expr, seconds: float = SYM_SECONDS) -> bool | None:
     """Three-valued exact zero test under a time budget (None: unknown or out of time)."""
     try:
-        with time_budget(seconds):
+        with clock.step(seconds):
             e = sp.sympify(e)
             if e.is_zero is not None:
                 return e.is_zero
@@ -128,7 +129,7 @@ def _is_zero(e: sp.Expr, seconds: float = SYM_SECONDS) -> bool | None:
 def _sign_symbolic(e: sp.Expr, strict: bool = False, seconds: float = SYM_SECONDS) -> bool | None:
     """True if sympy shows e >= 0 (e > 0 when ``strict``) for every positive t; else None."""
     try:
-        with time_budget(seconds):
+        with clock.step(seconds):
             cands = (lambda: e, lambda: sp.factor(e), lambda: _simplify(e, seconds))
             for make in cands:
                 cand = make()
@@ -142,9 +143,23 @@ def _sign_symbolic(e: sp.Expr, strict: bool = False, seconds: float = SYM_SECOND
     return None
 
 
+_LIMITS: dict = {}
+
+
 def _limit(e: sp.Expr, x: sp.Symbol, at: Any, seconds: float = 3.0) -> sp.Expr | None:
+    """A one-sided limit (from the right at a finite point) under a time budget; None if unknown."""
+    key = (e, x, at)
+    if key not in _LIMITS:
+        v = _limit_run(e, x, at, seconds)
+        if len(_LIMITS) > 4000:
+            _LIMITS.clear()
+        _LIMITS[key] = v
+    return _LIMITS[key]
+
+
+def _limit_run(e: sp.Expr, x: sp.Symbol, at: Any, seconds: float) -> sp.Expr | None:
     try:
-        with time_budget(seconds):
+        with clock.step(seconds):
             v = e.subs(x, at) if at not in (sp.oo, -sp.oo) else None
             if v is not None and v.is_finite and not v.has(sp.nan, sp.zoo):
                 return v

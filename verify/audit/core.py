@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import mpmath
 import sympy as sp
-from typing import Any
+from typing import Any, Callable
 
 from ..lossparse import S, LossSyntaxError, parse_loss
-from ..symbolic import BudgetExceeded, time_budget
-from .common import AuditInputError, DPS, INCONCLUSIVE, NA, PROVED, Part, REFUTED, SUPPORTED, T, _GAVE_UP, _limit, _num, _simplify, weakest
-from .cells import _Exact
+from ..symbolic import BudgetExceeded
+from . import clock
+from .common import AuditInputError, DPS, INCONCLUSIVE, NA, PROVED, Part, REFUTED, SUPPORTED, T, _GAVE_UP, _num, _simplify, weakest
+from .cells import WINDOW, _Exact
 from .intervals import _PROVE_CLOCK
 from .a1 import _a1_c2, _a1_convex, _a1_even, _a1_lipschitz
 from .a2a3 import _Side, _a2_local, _a3, _ratio_global
@@ -44,16 +45,30 @@ def _to_subject(loss_or_expr: Any, derivative: bool) -> tuple[Any, str]:
 
 
 def audit(loss_or_expr: Any, derivative: bool = False, confirm: bool = True, seed: int = 0,
-          _rescale: bool = True) -> AuditResult:
-    """Audit a loss against (A1)–(A3) of ahn2023 (see the module docstring)."""
+          _rescale: bool = True, budget: float | None = clock.DEFAULT_SECONDS) -> AuditResult:
+    """Audit a loss against (A1)–(A3) of ahn2023 (see the package docstring).
+
+    ``budget``: overall seconds for the whole audit (None: unlimited). Each step gets its own
+    share, never beyond the deadline; what is not finished by then is ``inconclusive`` and says
+    what ran out. Input errors raise :class:`AuditInputError` before anything runs.
+    """
     subject, text = _to_subject(loss_or_expr, derivative)
     if isinstance(subject, tuple):
         return _audit_numeric(subject[0], subject[1], text, confirm, seed)
     _GAVE_UP.clear()
     _PROVE_CLOCK[:] = [0.0, False]
-    with mpmath.workdps(DPS):
-        L = _Exact(subject, derivative, text)
+    with clock.overall(budget), mpmath.workdps(DPS):
+        try:
+            with clock.interruptible():
+                L = _Exact(subject, derivative, text)
+        except clock.OutOfTime:
+            return _ran_out_result(text, derivative, clock.ran_out("the break points and cells"))
         result = _audit_exact(L, confirm, seed, _rescale)
+        ran = clock.ran_out_list()
+        if ran:
+            result.notes.append(f"time budget: {budget:g} s (--budget); ran out during: "
+                                + "; ".join(dict.fromkeys(ran)) + " (those parts are inconclusive)")
+        result.loss["budget_seconds"] = budget
     if _GAVE_UP:
         shown = "; ".join(sorted(set(_GAVE_UP))[:4])
         result.notes.append(f"sympy gave up on {len(_GAVE_UP)} step(s) within their time budgets "
@@ -62,19 +77,65 @@ def audit(loss_or_expr: Any, derivative: bool = False, confirm: bool = True, see
     return result
 
 
+def _ran_out_result(text: str, derivative: bool, why: str) -> AuditResult:
+    """Nothing could be audited within the budget: every assumption inconclusive, with the reason."""
+    part = {"verdict": INCONCLUSIVE, "summary": why}
+    return AuditResult({"expression": text, "derivative": derivative, "mode": "exact (sympy)"},
+                       dict(part), dict(part, beta=None, c=None), dict(part, C=None),
+                       {"applicable_claims": [], "note": "no verdicts: no predictions"},
+                       {"verdict": INCONCLUSIVE, "summary": "not run: " + why}, None, [why])
+
+
+SHARES = {"the evenness check": 0.1, "the convexity check": 0.2, "the Lipschitz check": 0.2,
+          "the limits at 0": 0.15, "the (A2) exponent": 0.2, "the (A2) exponent and constant c": 0.2,
+          "the global part ℓ'(s)/s <= 1": 0.2, "(A3)": 0.2, "the normalising rescaling": 0.5}
+
+
+def _guarded(what: str, fallback: Callable[[str], Any], fn: Callable, *args: Any) -> Any:
+    """fn(*args) within its share of the budget (SHARES), or fallback(reason) when that share or the
+    overall budget has run out (before or during)."""
+    if clock.expired():
+        return fallback("not run: " + clock.ran_out(what))
+    try:
+        with clock.interruptible(), clock.share(SHARES.get(what)):
+            return fn(*args)
+    except clock.OutOfTime:
+        return fallback(clock.ran_out(what))
+
+
+def _inc(reason: str) -> Part:
+    return Part(INCONCLUSIVE, reason, {"ran_out": True})
+
+
+def _cap(part: Part, exact_cells: bool) -> Part:
+    """A proof resting on the cells is at most supported when the break points are not all exact."""
+    if exact_cells or part.verdict != PROVED:
+        return part
+    return Part(SUPPORTED, part.summary + " [at most supported: the break points are not all known "
+                "exactly, so the formulas are not proved on whole cells]", {**part.data, "capped": True})
+
+
 def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditResult:
     notes: list = []
     if not L.cells_complete:
-        notes.append("some break points could not be solved exactly; verdicts are at most supported")
+        notes.append("some break points could not be solved exactly (" + {
+            "window": f"infinitely many or unsolved beyond |s| < {WINDOW}",
+            "unknown": "sympy cannot solve a condition"}.get(L.scope, "a rational point inside a cell "
+                                                             "could not be confirmed") +
+                     "): those cells are evaluated pointwise from the whole expression and no verdict "
+                     "is `proved`")
     loss_info = {"expression": L.text, "derivative": L.derivative, "mode": "exact (sympy)",
                  "l": sp.sstr(L.l) if L.l is not None else None, "dl": sp.sstr(L.dl)[:400],
                  "breakpoints": [sp.sstr(b) for b in L.breakpoints]}
     # ---------------- A1
-    even = _a1_even(L)
+    ex = L.cells_complete
+    even = _cap(_guarded("the evenness check", _inc, _a1_even, L), ex)
     L._even_proved = even.verdict == PROVED
-    convex = _a1_convex(L)
-    lip, sup = _a1_lipschitz(L, convex, even)
-    c2, cur, k = _a1_c2(L)
+    convex = _cap(_guarded("the convexity check", _inc, _a1_convex, L), ex)
+    lip, sup = _guarded("the Lipschitz check", lambda r: (_inc(r), None), _a1_lipschitz, L, convex, even)
+    lip = _cap(lip, ex)
+    c2, cur, k = _guarded("the limits at 0", lambda r: (_inc(r), _inc(r), None), _a1_c2, L)
+    c2, cur = _cap(c2, ex), _cap(cur, ex)
     parts = {"even": even, "convex": convex, "lipschitz_1": lip, "c2_near_0": c2,
              "curvature_at_0_is_1": cur}
     a1_verdict = weakest(*(p.verdict for p in parts.values()))
@@ -85,7 +146,9 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
     if (k is not None and sup is not None and k.is_number and sup.is_number and k > 0 and sup > 0
             and sup.is_finite and all(p.verdict in (PROVED, SUPPORTED) for p in (even, convex, c2))
             and (k != 1 or sup > 1)):
-        rescaling = _rescaling(L, k, sup, rescale)
+        rescaling = _guarded("the normalising rescaling", lambda r: {"summary": r, "rescaled": "?",
+                                                                      "checked": {"ok": False}},
+                             _rescaling, L, k, sup, rescale)
         resc_sub, resc_expr = rescaling.pop("_sub", None), rescaling.pop("_expr", None)
         wrong = ([f"ℓ''(0) = {sp.sstr(k)} ≠ 1"] if k != 1 else []) + \
             ([f"sup|ℓ'| = {sp.sstr(sup)} > 1"] if sup > 1 else [])
@@ -97,8 +160,17 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
     sides_info = []
     if cur.verdict != REFUTED:
         for sgn in ((1,) if even.verdict == PROVED else (1, -1)):
-            sd = _Side(L, sgn)
-            info = _a2_local(L, sd)
+            sd = _guarded("the (A2) exponent", lambda r: None, _Side, L, sgn)
+            if sd is None:
+                A2 = {"verdict": INCONCLUSIVE, "summary": clock.ran_out("the (A2) exponent"), "beta": None,
+                      "c": None}
+                A3 = {"verdict": INCONCLUSIVE, "summary": "(A2) not finished", "C": None}
+                return _finish(L, loss_info, A1, A2, A3, None, confirm, rescaling, notes, a1_verdict)
+            info = _guarded("the (A2) exponent and constant c",
+                            lambda r: {"beta": None, "verdict": INCONCLUSIVE, "summary": r}, _a2_local, L, sd)
+            if not ex and info.get("verdict") == PROVED:
+                info = dict(info, verdict=SUPPORTED, summary=info.get("summary", "") + " [at most supported: "
+                            "break points not all exact]")
             sides_info.append((sd, info))
     betas = [i.get("beta") for _, i in sides_info]
     if cur.verdict == REFUTED:
@@ -115,10 +187,9 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
                 and _holds(sub.A2["verdict"]):
             result.predictions = _rescaled_predictions(sub, rescaling)
             if confirm:
-                sub_exact = _Exact(resc_expr, L.derivative, rescaling["rescaled_expression"])
-                lossobj, why = _gd_loss(sub_exact)
-                if lossobj is not None:
-                    conf = _confirmation(lossobj, sub.A2.get("beta"), 0)
+                conf = _guarded("the confirmation run", _conf_ran_out, _confirm_rescaled, L, resc_expr,
+                                rescaling, sub)
+                if conf is not None:
                     conf["applies_to"] = (f"the rescaled loss {rescaling['rescaled']}; "
                                           f"{rescaling['gd_correspondence']}")
                     result.confirmation = conf
@@ -144,16 +215,18 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
                           {"beta": beta_json, "beta_exact": sp.sstr(beta) if isinstance(beta, sp.Basic) else beta,
                            "leading_coefficient": _num(sides_info[0][1].get("a")),
                            **({k_: v for k_, v in sides_info[0][1].items() if k_ in ("witness", "value")})})
-        glob = _ratio_global(L, lip, c_val, local, beta_inf) if local != REFUTED else \
-            Part(NA, "local part refuted", {})
+        glob = _cap(_guarded("the global part ℓ'(s)/s <= 1", _inc, _ratio_global, L, lip, c_val, local,
+                             beta_inf), ex) if local != REFUTED else Part(NA, "local part refuted", {})
         a2_parts = {"local": local_part.to_json(), "ratio_le_1_everywhere": glob.to_json()}
         verdict = weakest(local, glob.verdict)
         if not beta_inf and isinstance(beta, sp.Basic) and beta <= 1 and verdict != REFUTED:
             notes.append(f"the leading exponent of 1 − ℓ'(s)/s is {beta} <= 1, so (A2) holds for every β > 1 "
                          "(no smallest β; A2 as stated needs 1 < β)")
         A2 = {"verdict": verdict,
-              "summary": (f"β = ∞: ℓ'(s)/s = 1 near 0" if beta_inf else
-                          f"β = {sp.sstr(beta)}, c = {sp.sstr(c_val) if c_val is not None else '?'}"),
+              "summary": ("β = ∞: ℓ'(s)/s = 1 near 0" if beta_inf else
+                          f"β = {sp.sstr(beta)}, c = {sp.sstr(c_val) if c_val is not None else '?'}"
+                          + ("" if beta > 1 else " (β <= 1 is outside the range 1 < β of (A2): it holds for "
+                             "every β > 1 with a smaller c, never sharply, and no result is applied)")),
               "beta": beta_json, "c": None if c_val is None else _num(c_val),
               "c_exact": None if c_val is None else sp.sstr(c_val),
               "ratio_le_1_everywhere": glob.verdict, "strict": glob.data.get("strict"),
@@ -175,9 +248,9 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
             sd.D = None
             if isinstance(beta, sp.Basic) and beta.is_Integer:
                 try:
-                    with time_budget(3.0):
+                    with clock.step(3.0):
                         sd.D = sp.diff(sd.u, T, int(beta) + 1) / sp.factorial(int(beta) + 1)
-                except BudgetExceeded:
+                except (BudgetExceeded, clock.OutOfTime):  # _a3 below reports the budget
                     sd.D = None
 
         class _SD:  # a light view so _a3 sees .side, .sign, .a, .D
@@ -185,8 +258,8 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
                 self.side, self.sign, self.a, self.D = sd, sd.sign, sd.a, sd.D
 
         sign_ok = even.verdict == PROVED and convex.verdict == PROVED
-        part = _a3(L, beta if isinstance(beta, sp.Basic) else sp.nsimplify(beta),
-                   [_SD(sd) for sd, _ in sides_info], sign_ok)
+        part = _cap(_guarded("(A3)", _inc, _a3, L, beta if isinstance(beta, sp.Basic) else sp.nsimplify(beta),
+                             [_SD(sd) for sd, _ in sides_info], sign_ok), ex)
         A3 = {"verdict": part.verdict, "summary": part.summary, **part.data}
     return _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_verdict)
 
@@ -200,21 +273,53 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
                     weakest(A2["verdict"], A2.get("strict_verdict") or INCONCLUSIVE)
                     if A2.get("strict") else REFUTED),
             "A3": A3["verdict"]}
+    in_range = beta_json == "inf" or (beta_json is not None and float(beta_json) > 1)
+    if beta_json is not None and not in_range:
+        # the results are stated for 1 < β <= ∞ (A2) and 1 < β < ∞ (A3): a leading exponent β <= 1
+        # gives (A2) for every β > 1 only with a non-sharp c, and (A3) for no β > 1
+        tags["A2"] = tags["A2+"] = tags["A3"] = INCONCLUSIVE
+        A2["beta_in_range"] = False
+        A2["beta_range_note"] = (f"the leading exponent β = {beta_json} is outside (1, ∞]: the results "
+                                 "of ahn2023 need 1 < β (and (A3) with the same β), so none is listed")
     predictions = _predictions(beta_json, tags)
     confirmation = None
     if confirm:
-        if _holds(a1_verdict) and _holds(A2["verdict"]) and beta_json is not None:
-            lossobj, why = _gd_loss(L)
-            if lossobj is None:
-                confirmation = {"verdict": INCONCLUSIVE, "summary": why}
-            else:
-                confirmation = _confirmation(lossobj, beta_json, 0)
-                if why:
-                    confirmation["numerics_note"] = why
+        if _holds(a1_verdict) and _holds(A2["verdict"]) and beta_json is not None and in_range:
+            confirmation = _guarded("the confirmation run", _conf_ran_out, _confirm, L, beta_json)
         else:
             confirmation = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2); "
                             + ("run it on the rescaled loss" if rescaling else "not run")}
     return AuditResult(loss_info, A1, A2, A3, predictions, confirmation, rescaling, notes)
+
+
+MIN_CONFIRM_SECONDS = 6.0  # the GD run (numba compile + lanes) is not started with less left
+
+
+def _conf_ran_out(reason: str) -> dict:
+    return {"verdict": INCONCLUSIVE, "summary": reason}
+
+
+def _confirm(L: _Exact, beta_json: Any) -> dict:
+    if clock.remaining() < MIN_CONFIRM_SECONDS:
+        return _conf_ran_out(f"not run: {clock.remaining():.1f} s of the time budget left, the run needs "
+                             f"about {MIN_CONFIRM_SECONDS:g} s (--budget)")
+    lossobj, why = _gd_loss(L)
+    if lossobj is None:
+        return {"verdict": INCONCLUSIVE, "summary": why}
+    confirmation = _confirmation(lossobj, beta_json, 0)
+    if why:
+        confirmation["numerics_note"] = why
+    return confirmation
+
+
+def _confirm_rescaled(L: _Exact, resc_expr: Any, rescaling: dict, sub: AuditResult) -> dict | None:
+    if clock.remaining() < MIN_CONFIRM_SECONDS:
+        return _conf_ran_out(f"not run: {clock.remaining():.1f} s of the time budget left (--budget)")
+    sub_exact = _Exact(resc_expr, L.derivative, rescaling["rescaled_expression"])
+    lossobj, why = _gd_loss(sub_exact)
+    if lossobj is None:
+        return {"verdict": INCONCLUSIVE, "summary": why}
+    return _confirmation(lossobj, sub.A2.get("beta"), 0)
 
 
 def _rescaled_predictions(sub: AuditResult, rescaling: dict) -> dict:
@@ -247,9 +352,9 @@ def _rescaling(L: _Exact, k: sp.Expr, sup: sp.Expr, recurse: bool) -> dict:
     else:
         new = _simplify(a * L.l.subs(S, b * S))
         shown = f"ℓ̃(s) = {sp.sstr(a)}·ℓ({sp.sstr(b)}·s) = {sp.sstr(new)}"
-    dnew = new if L.derivative else sp.diff(new, S)
-    k_new = _limit(_simplify(sp.diff(dnew, S)), S, 0)
-    sup_new = _limit(dnew, S, sp.oo)
+    # exact, from a and b (a limit of a Piecewise often defeats sympy): ℓ̃''(0) = a b² k, sup|ℓ̃'| = a b L
+    k_new = _simplify(a * b**2 * k)
+    sup_new = _simplify(a * b * sup)
     out = {"a": _num(a), "b": _num(b), "a_exact": sp.sstr(a), "b_exact": sp.sstr(b),
            "rescaled": shown, "rescaled_expression": sp.sstr(new), "rescaled_is_derivative": L.derivative,
            "summary": (f"ℓ̃(s) = a·ℓ(b·s) with b = sup|ℓ'|/ℓ''(0) = {sp.sstr(b)}, a = ℓ''(0)/sup|ℓ'|² = "
@@ -268,6 +373,10 @@ def _rescaling(L: _Exact, k: sp.Expr, sup: sp.Expr, recurse: bool) -> dict:
             out["audit_of_rescaled"] = (f"A1 {sub.A1['verdict']}, A2 {sub.A2['verdict']} "
                                         f"(β = {sub.A2.get('beta')}), A3 {sub.A3['verdict']}")
             out["rescaled_beta"] = sub.A2.get("beta")
+            lip = sub.A1.get("parts", {}).get("lipschitz_1", {})
+            cur = sub.A1.get("parts", {}).get("curvature_at_0_is_1", {})
+            out["checked"]["by_audit_of_rescaled"] = {"curvature_at_0_is_1": cur.get("verdict"),
+                                                      "lipschitz_1": lip.get("verdict")}
             out["rescaled_verdicts"] = {"A1": sub.A1["verdict"], "A2": sub.A2["verdict"],
                                         "A3": sub.A3["verdict"]}
             out["_sub"] = sub  # private: used by the caller, removed before output

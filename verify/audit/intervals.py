@@ -10,7 +10,8 @@ from fractions import Fraction
 from typing import Any
 
 from .. import certify
-from ..symbolic import BudgetExceeded, time_budget
+from ..symbolic import BudgetExceeded
+from . import clock
 from .common import PROVED, REFUTED, T, _gave_up
 
 
@@ -81,11 +82,12 @@ def _frac(x: Any) -> Fraction | None:
 
 
 def _prove_nonneg(E: sp.Expr, a: Any, b: Any, strict: bool = False,
-                  max_boxes: int = 3000, zeros: tuple = ()) -> tuple[bool | None, float | None]:
+                  max_boxes: int = 3000, zeros: tuple = (), var: sp.Symbol = T) -> tuple[bool | None, Any]:
     """E(t) >= 0 (> 0 if strict) for t in [a, b] (t = 0 excluded when E has a removable
     singularity there), certified with :mod:`verify.certify` (arb balls, centred forms and a Taylor
     form with Lagrange remainder at 0). Returns (True, None) proved, (False, witness) refuted with a
-    certified counterexample, (None, None) undecided or certify unavailable."""
+    certified counterexample (an exact rational), (None, None) undecided or certify unavailable."""
+    clock.check("the interval certificates")
     fa, fb = _frac(a), _frac(b)
     if fa is None or fb is None or not fa < fb:
         return None, None
@@ -96,7 +98,7 @@ def _prove_nonneg(E: sp.Expr, a: Any, b: Any, strict: bool = False,
         return None, None
     started = time.perf_counter()
     try:
-        return _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros)
+        return _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros, var)
     finally:
         _PROVE_CLOCK[0] += time.perf_counter() - started
 
@@ -105,9 +107,9 @@ PROVE_SECONDS = 8.0      # total time for interval certificates in one audit
 _PROVE_CLOCK = [0.0, False]
 
 
-def _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros):
+def _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros, var=T):
     try:
-        h = certify.from_sympy(E, T)
+        h = certify.from_sympy(E, var)
     except ValueError:  # the expression has a node with no interval rule
         return None, None
     radii = [None]
@@ -117,12 +119,12 @@ def _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros):
         tay = None
         if rad is not None:
             try:
-                with time_budget(4.0), certify.working_precision(128):
-                    tay = certify.taylor_at_zero(E, T, rad, order=8)
+                with clock.step(4.0), certify.working_precision(128):
+                    tay = certify.taylor_at_zero(E, var, rad, order=8)
             except (BudgetExceeded, Exception):
                 tay = None
         try:
-            with time_budget(8.0):
+            with clock.step(8.0):
                 res = certify.prove_nonnegative(h, fa, fb, strict=strict, taylor=tay, max_boxes=max_boxes,
                                                 zeros=[z for z in (_frac(z) for z in zeros) if z is not None])
         except (BudgetExceeded, Exception):
@@ -131,5 +133,39 @@ def _prove_nonneg_run(E, fa, fb, strict, max_boxes, zeros):
         if st == PROVED:
             return True, None
         if st == REFUTED and res.witness is not None:
-            return False, float(res.witness)
+            return False, sp.Rational(res.witness.numerator, res.witness.denominator)
     return None, None
+
+
+X = sp.Symbol("x", real=True)  # the variable of a cell's formula certified on a range of either sign
+R_CERT = 64                    # |s| range the interval certificates cover; beyond it sympy or samples
+
+
+def _outward(x: sp.Expr, down: bool) -> Fraction | None:
+    """A rational r <= x (``down``) or >= x, within 1e-30 relative, checked exactly by sympy."""
+    if x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    r = Fraction(str(sp.N(x, 40)))
+    r += (-1 if down else 1) * Fraction(1, 10**30) * (1 + abs(r))
+    d = (x - sp.Rational(r.numerator, r.denominator)) if down else (sp.Rational(r.numerator, r.denominator) - x)
+    return r if d.is_positive else None
+
+
+def certify_on(e: sp.Expr, var: sp.Symbol, lo: sp.Expr, hi: sp.Expr, strict: bool = False,
+               zeros: tuple = ()) -> tuple[bool | None, Any]:
+    """e(var) >= 0 (> 0) on the closed range [lo, hi] cut to |var| <= R_CERT (end points exact,
+    possibly algebraic: the certified box starts at rationals just outside them). Returns
+    (True, None), (False, witness inside [lo, hi]) or (None, None)."""
+    lo = sp.Max(lo, -R_CERT) if lo != -sp.oo else sp.Integer(-R_CERT)
+    hi = sp.Min(hi, R_CERT) if hi != sp.oo else sp.Integer(R_CERT)
+    if not (hi > lo):
+        return True, None
+    a, b = _outward(lo, True), _outward(hi, False)
+    if a is None or b is None:
+        return None, None
+    e = e.subs(var, X)
+    ok, w = _prove_nonneg(e, sp.Rational(a.numerator, a.denominator), sp.Rational(b.numerator, b.denominator),
+                          strict=strict, zeros=zeros, var=X)
+    if ok is False and not (lo <= w <= hi):
+        return None, None  # a violation outside the cell, where this formula does not apply
+    return ok, w
