@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import numpy as np
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .common import REFUTED
 
@@ -37,15 +37,41 @@ class AuditResult:
     def to_markdown(self, figure: str | None = None) -> str:
         return _markdown(self, figure)
 
+    def assumptions_hold(self) -> bool:
+        """(A1) and (A2) proved or supported, with the exponent in the range 1 < β <= ∞ (--strict)."""
+        ok = ("proved", "supported")
+        return (self.A1.get("verdict") in ok and self.A2.get("verdict") in ok
+                and self.A2.get("beta_in_range", True) is not False)
+
     def save_markdown(self, path: str) -> str:
-        """Write the report at ``path`` and the gap figure beside it (PNG); returns the PNG path or ''."""
+        """Write the report at ``path`` and the gap figure beside it (PNG), each atomically (a
+        temporary file in the same directory, then renamed); returns the PNG path or ''."""
         fig = ""
         if self.confirmation and self.confirmation.get("etas"):
             fig = os.path.splitext(path)[0] + "_gap.png"
-            _draw_gap(self.confirmation, fig, self.loss.get("expression", ""))
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(self.to_markdown(os.path.basename(fig) if fig else None))
+            _atomic(fig, lambda tmp: _draw_gap(self.confirmation, tmp, self.loss.get("expression", "")))
+        text = self.to_markdown(os.path.basename(fig) if fig else None)
+
+        def write(tmp: str) -> None:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        _atomic(path, write)
         return fig
+
+
+def _atomic(path: str, write: Callable[[str], None]) -> None:
+    """write(tmp) then rename tmp over ``path`` (never a half-written file; a link is replaced,
+    not followed)."""
+    import tempfile
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".audit-", suffix=os.path.splitext(path)[1])
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _fmt(v: Any) -> str:
@@ -140,7 +166,8 @@ def _draw_gap(conf: dict, path: str, title: str) -> None:
         ax.loglog(e, ref, "--", lw=1, label=f"predicted slope {pp:.3f}")
     ax.set_xlabel("step size η")
     ax.set_ylabel("sharpness gap 2/η − y∞²")
-    ax.set_title(f"Theorem 2 on ℓ = {title[:40]}", fontsize=9)
+    # the expression is user text: '$' would start matplotlib mathtext, so it is escaped
+    ax.set_title("Theorem 2 on ℓ = " + title[:40].replace("\\", "\\\\").replace("$", r"\$"), fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})
@@ -156,11 +183,22 @@ def _text_summary(r: AuditResult) -> str:
         out.append(f"  {n}: {p['verdict']} — {p['summary']}{w}")
     out.append(f"A2: {j['A2']['verdict']}  beta={j['A2'].get('beta')}  c={j['A2'].get('c')}  "
                f"ratio<=1 everywhere: {j['A2'].get('ratio_le_1_everywhere')}")
-    out.append(f"A3: {j['A3']['verdict']}  C={j['A3'].get('C')}")
+    # the caveats the JSON carries, so that the text never reads stronger than the JSON
+    for n, p in (j["A2"].get("parts") or {}).items():
+        if p.get("verdict") not in ("proved", "supported"):
+            out.append(f"  {n}: {p['verdict']} — {p.get('summary', '')}")
+    if j["A2"]["verdict"] not in ("proved", "supported") or not j["A2"].get("parts"):
+        out.append(f"  {j['A2'].get('summary', '')}")
+    for k in ("beta_range_note", "c_note"):
+        if j["A2"].get(k):
+            out.append(f"  note: {j['A2'][k]}")
+    out.append(f"A3: {j['A3']['verdict']}  C={j['A3'].get('C')} — {j['A3'].get('summary', '')}")
     if j.get("rescaling"):
         out.append(f"rescaling: {j['rescaling']['summary']}")
     p = j["predictions"]
     out.append(f"predictions: gap exponent {p.get('gap_exponent')}; bouncing {p.get('bouncing_law')}")
+    if p.get("note"):
+        out.append(f"  note: {p['note']}")
     out.append(f"  applicable: {', '.join(p.get('applicable_claims', [])) or 'none'}")
     if j.get("confirmation"):
         out.append(f"confirmation: {j['confirmation'].get('verdict')} — {j['confirmation'].get('summary')}")
