@@ -22,6 +22,13 @@ from verify.lossparse import parse_loss
 OK = ("proved", "supported")
 
 
+@pytest.fixture
+def full_budget(request):
+    """Audits that take tens of seconds run only with ``--verify-budget full``."""
+    if request.config.getoption("--verify-budget") != "full":
+        pytest.skip("slow audit: runs with --verify-budget full")
+
+
 @functools.lru_cache(maxsize=None)
 def run(expr: str, derivative: bool = False) -> dict:
     return audit(expr, derivative=derivative, confirm=False, budget=None).to_json()
@@ -80,7 +87,7 @@ def test_narrow_smooth_l1_is_judged_on_its_curvature():
 
 # ----------------------------------------------------------------------------- class 3: no coarse-grid support
 @pytest.mark.parametrize("where, height", [("9/100", "300"), ("1", "50")])
-def test_a_narrow_negative_curvature_bump_is_found(where, height):
+def test_a_narrow_negative_curvature_bump_is_found(where, height, full_budget):
     bump = f"(10*s/3)**4*exp(-10**6*(s**2-{where})**2)/{height}"
     j = run(f"log(cosh(s)) + {bump}")
     conv = j["A1"]["parts"]["convex"]
@@ -93,7 +100,7 @@ def test_a_narrow_negative_curvature_bump_is_found(where, height):
 
 
 @pytest.mark.parametrize("cond", ["cos(s) > -99/100", "sin(s) < 99/100"])
-def test_every_piecewise_branch_is_checked_on_its_domain(cond):
+def test_every_piecewise_branch_is_checked_on_its_domain(cond, full_budget):
     j = run(f"Piecewise((log(cosh(s)), {cond}), (s**2, True))")
     assert j["A1"]["verdict"] == "refuted"
     assert "proved" not in parts(j).values() or parts(j)["curvature_at_0_is_1"] != "proved"
@@ -104,6 +111,25 @@ def test_sampled_verdicts_state_their_density():
     lip = run("Piecewise((log(cosh(s)), s**5 + s*exp(s) < 3), (log(cosh(s)), True))")["A1"]["parts"]["convex"]
     if lip["verdict"] == "supported":
         assert "points" in lip and "points" in lip["summary"]
+
+
+def test_the_certifier_finds_a_bump_the_grid_misses():
+    # the convexity part alone (fast): arb bisection finds ℓ'' < 0 inside a bump 10⁻³ wide
+    from verify.audit.a1 import _a1_convex
+    expr = "log(cosh(s)) + (10*s/3)**4*exp(-10**6*(s**2-9/100)**2)/300"
+    part = _a1_convex(_Exact(parse_loss(expr), False, expr))
+    assert part.verdict == "refuted" and 0.29 < part.data["witness"] < 0.31
+
+
+def test_a_branch_on_a_periodic_condition_is_evaluated_where_it_holds():
+    # cos(s) > -99/100 fails near ±π: the s² branch is checked there (cells exact for |s| < 16)
+    from verify.audit.a1 import _a1_lipschitz
+    from verify.audit.common import Part
+    expr = "Piecewise((log(cosh(s)), cos(s) > -99/100), (s**2, True))"
+    L = _Exact(parse_loss(expr), False, expr)
+    assert L.scope == "window" and not L.cells_complete
+    lip, _ = _a1_lipschitz(L, Part("supported", ""), Part("supported", ""))
+    assert lip.verdict == "refuted"
 
 
 # ----------------------------------------------------------------------------- class 4: parameter ranges

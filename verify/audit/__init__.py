@@ -1,8 +1,13 @@
 """Audit a loss ℓ against assumptions (A1)–(A3) of ahn2023 and say which results apply to it.
 
-``audit(loss_or_expr, derivative=False, confirm=True, seed=0) -> AuditResult``; the command line
-``python -m verify audit-loss EXPR [--derivative] [--json] [--no-confirm] [--out FILE.md]`` calls
-:func:`cli_main`.
+``audit(loss_or_expr, derivative=False, confirm=True, seed=0, budget=25) -> AuditResult``; the
+command line ``python -m verify audit-loss EXPR [--derivative] [--json] [--no-confirm] [--out FILE.md]
+[--budget SECONDS] [--strict]`` calls :func:`cli_main`.
+
+Modules, in the order the audit runs: :mod:`.cells` (exact break points, cells, pointwise
+evaluation), :mod:`.intervals` (arb certificates), :mod:`.a1`, :mod:`.a2a3`, :mod:`.applicability`,
+:mod:`.confirmation`, :mod:`.rendering`; :mod:`.core` runs them under :mod:`.clock` (the overall
+time budget); :mod:`.numeric` audits callables; :mod:`.cli` is the command line.
 
 The assumptions (spec ``def6``):
 
@@ -14,7 +19,9 @@ The assumptions (spec ``def6``):
 Method, strongest first (each part says which one decided it):
 
 1. *exact* (``proved``): the real line is cut into cells at the break points of every
-   Piecewise / Abs / sign / Min / Max (solved exactly by sympy); on each cell the expression is
+   Piecewise / Abs / sign / Min / Max (solved exactly by sympy; never approximated: the point that
+   selects a cell's branch is a rational checked to lie inside it exactly; when the break points
+   cannot all be found, those cells are evaluated pointwise and nothing is ``proved``); on each cell the expression is
    smooth and sympy decides parity, signs, one-sided limits at 0 and the leading term
    a·s^β of 1 − ℓ'(s)/s (this is how β is found; the spec's audit note: never from floats);
 2. *certified* (``proved``): interval arithmetic (python-flint ``arb``) on compact intervals through
@@ -26,10 +33,13 @@ Method, strongest first (each part says which one decided it):
    [0, c] bounds the quotient without cancellation. Tails: s ≥ 1 uses |ℓ'| ≤ 1 (ℓ'(s)/s ≤ 1/s),
    and (A3) beyond C^(-1/β) uses 0 ≤ ℓ'(s)/s. All sympy steps and the interval certificates run
    under time budgets; when one runs out the audit says so in ``notes``;
-3. *numeric* (``supported``): 40-digit mpmath evaluation on a dense grid of every cell (from 10⁻⁸
-   to 10⁸), so cancellation near 0 does not fake a constant (spec §7 N5).
+3. *numeric* (``supported``, last resort): 40-digit mpmath evaluation on a grid of every cell (from
+   10⁻⁸ to 10⁸, refined around the worst value), so cancellation near 0 does not fake a constant
+   (spec §7 N5); the summary states the number of points.
 
-A refutation always carries a witness s and the violated value, evaluated at 40 digits.
+A refutation always carries a witness s and the violated value, re-evaluated at 60 digits from the
+whole expression (the branch chosen at s itself) before it is printed. The whole audit runs under
+one time budget (:mod:`.clock`); what it does not finish is ``inconclusive`` and says what ran out.
 
 Pitfalls the audit knows about (spec §7): N1 — ℓ⁽⁴⁾(0) < 0 only gives the *local* part of (A2), the
 global part ℓ'(s) ≤ s is checked separately; N2 — (A2) does not imply (A2+) unless ℓ'(s) < s for

@@ -43,7 +43,25 @@ class Cell:
         return self._f[key]
 
     def contains(self, p: Any) -> bool:
-        return (self.lo == -sp.oo or p > self.lo) and (self.hi == sp.oo or p < self.hi)
+        """p strictly inside the cell: decided on 80-digit values of the end points, exactly (sympy)
+        only when p is closer to an end point than that precision can tell."""
+        if "bounds" not in self._f:
+            with mpmath.workdps(80):
+                self._f["bounds"] = tuple(None if v in (-sp.oo, sp.oo) else mpmath.mpf(sp.N(v, 85))
+                                          for v in (self.lo, self.hi))
+        lo, hi = self._f["bounds"]
+        with mpmath.workdps(80):
+            x = mpmath.mpf(sp.N(p, 85)) if isinstance(p, sp.Basic) else mpmath.mpf(p)
+            tol = mpmath.mpf(10) ** -70 * (1 + abs(x))
+            for bound, exact_bound, above in ((lo, self.lo, True), (hi, self.hi, False)):
+                if bound is None:
+                    continue
+                d = x - bound if above else bound - x
+                if d < -tol:
+                    return False
+                if d <= tol and not bool(p > exact_bound if above else p < exact_bound):
+                    return False
+        return True
 
 
 def _truth(cond: Any, m: sp.Expr) -> bool:

@@ -80,8 +80,10 @@ def audit(loss_or_expr: Any, derivative: bool = False, confirm: bool = True, see
 def _ran_out_result(text: str, derivative: bool, why: str) -> AuditResult:
     """Nothing could be audited within the budget: every assumption inconclusive, with the reason."""
     part = {"verdict": INCONCLUSIVE, "summary": why}
+    a1 = dict(part, parts={k: dict(part) for k in ("even", "convex", "lipschitz_1", "c2_near_0",
+                                                    "curvature_at_0_is_1")})
     return AuditResult({"expression": text, "derivative": derivative, "mode": "exact (sympy)"},
-                       dict(part), dict(part, beta=None, c=None), dict(part, C=None),
+                       a1, dict(part, beta=None, c=None), dict(part, C=None),
                        {"applicable_claims": [], "note": "no verdicts: no predictions"},
                        {"verdict": INCONCLUSIVE, "summary": "not run: " + why}, None, [why])
 
