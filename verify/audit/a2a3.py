@@ -16,7 +16,7 @@ from . import clock
 from .common import DPS, INCONCLUSIVE, PROVED, Part, REFUTED, SUPPORTED, T, _cheap, _gave_up, _is_zero, _limit, _mp, _num, _sign_symbolic, _simplify
 from .cells import _Exact
 from .intervals import _certify_bound, _prove_nonneg
-from .a1 import _witness_point
+from .a1 import _EPS, _witness_point, reverify
 
 
 # ============================================================================ (A2), (A3)
@@ -85,6 +85,11 @@ def _mp_g(L: _Exact, p: Any) -> mpmath.mpf | None:
         return 1 - v / (mpmath.mpf(sp.N(p, mpmath.mp.dps + 5)) if isinstance(p, sp.Basic) else p)
 
 
+def _above_one(L: _Exact, p: Any) -> bool:
+    """ℓ'(p)/p > 1 re-verified at 60 digits from the whole expression (a witness's last check)."""
+    return reverify(L, "dl", p, lambda d: d / p > 1) is not None
+
+
 def _dps_for(beta: Any) -> int:
     """Digits that keep 1 − ℓ'(s)/s ~ |s|^β meaningful down to |s| = 10⁻⁸ (spec §7 N5)."""
     try:
@@ -143,7 +148,7 @@ def _a2_local_raw(L: _Exact, side: _Side) -> dict:
             for j in range(1, 40):
                 p = side.sign * mpmath.mpf(2) ** -j
                 g = _mp_g(L, p)
-                if g is not None and g < 0:
+                if g is not None and g < 0 and _above_one(L, p):
                     out.update(verdict=REFUTED, witness=float(p), value=_num(1 - g),
                                summary=f"ℓ'(s)/s does not tend to 1 at 0 and exceeds 1: ℓ'(s)/s = "
                                f"{mpmath.nstr(1 - g, 12)} at s = {mpmath.nstr(p, 6)}")
@@ -154,7 +159,7 @@ def _a2_local_raw(L: _Exact, side: _Side) -> dict:
         for j in range(1, 30):
             p = side.sign * mpmath.mpf(2) ** -j
             g = _mp_g(L, p)
-            if g is not None and g < 0:
+            if g is not None and g < 0 and _above_one(L, p):
                 out.update(verdict=REFUTED, witness=float(p), value=_num(1 - g),
                            summary=f"ℓ'(s)/s = 1 + {sp.sstr(-a)}|s|^{sp.sstr(beta)} + … > 1 near 0: "
                            f"ℓ'(s)/s = {mpmath.nstr(1 - g, 12)} at s = {mpmath.nstr(p, 6)}")
@@ -256,7 +261,10 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                 continue
             if g < -mpmath.mpf(10) ** -25 and (worst is None or (
                     g < worst[1] and not isinstance(worst[0], sp.Basic))):
-                worst = (p, g)
+                # re-verified at 60 digits from the whole expression before it can be printed
+                v = reverify(L, "dl", p, lambda d: d / (_mp(p) if isinstance(p, sp.Basic) else p) > 1 + _EPS)
+                if v is not None:
+                    worst = (p, g)
             if abs(g) <= mpmath.mpf(10) ** -25 and (tight is None or abs(p) > abs(tight)):
                 tight = p
     if worst is not None:
