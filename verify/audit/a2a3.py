@@ -87,7 +87,8 @@ def _mp_g(L: _Exact, p: Any) -> mpmath.mpf | None:
 
 def _above_one(L: _Exact, p: Any) -> bool:
     """ℓ'(p)/p > 1 re-verified at 60 digits from the whole expression (a witness's last check)."""
-    return reverify(L, "dl", p, lambda d: d / p > 1) is not None
+    x = _mp(p) if isinstance(p, sp.Basic) else p
+    return reverify(L, "dl", p, lambda d: d / x > 1) is not None
 
 
 def _dps_for(beta: Any) -> int:
@@ -276,10 +277,11 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
     proved, strict, strict_unknown = True, True, False
     sides = (1,) if getattr(L, "_even_proved", False) else (1, -1)
     lo_cut = sp.Integer(0)  # the zero cell is closed by a Taylor form at 0 (or exactly)
-    hi_cut = sp.Integer(1) if lip.verdict == PROVED else None
-    if hi_cut is None:
-        proved = False
-    if proved:
+    # 0 < |s| <= 1 is certified whatever (A1) says (a violation there is found by arb, not by
+    # luck of the grid); beyond 1, ℓ'(s)/s <= 1/|s| <= 1 follows from |ℓ'| <= 1, proved or not
+    hi_cut = sp.Integer(1)
+    cert_ok = True  # every piece of 0 < |s| <= 1 closed by sympy or arb
+    if True:
         for sgn in sides:
             for c in L.cells:
                 a, b = (c.lo, c.hi) if sgn > 0 else (-c.hi, -c.lo)
@@ -296,7 +298,11 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                         strict = False
                     continue
                 ends = tuple(z for z in (a, b) if z > 0 and z.is_finite and _is_zero(g.subs(T, z)) is True)
-                ok2, _ = _prove_nonneg(g, a, b, strict=False, zeros=ends)
+                ok2, w = _prove_nonneg(g, a, b, strict=False, zeros=ends)
+                if ok2 is False and w is not None and a < w <= b and _above_one(L, sgn * w):
+                    return Part(REFUTED, f"ℓ'(s)/s > 1 at s = {sp.sstr(sgn * w)} (arb certificate, re-evaluated "
+                                "at 60 digits; the global part of (A2) fails; cf. spec §7 N1)",
+                                {"witness": _num(sgn * w), "strict": False, "method": "interval"})
                 if ok2:
                     # strictness away from 0 (at 0 itself g may vanish): from the local bound
                     # g >= c|s|^β > 0 below c when it is proved, and a strict certificate above
@@ -311,7 +317,7 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                         strict_unknown = True
                     continue
                 if a == 0:
-                    proved = False
+                    cert_ok = False
                     continue
                 u = T - sgn * dl_t
                 ok, wit = _certify_bound(u, T, a, b, 0, "lower", strict=True, max_evals=3000)
@@ -321,13 +327,12 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                 if ok2:
                     strict = False
                     continue
-                proved = False
+                cert_ok = False
+    proved = cert_ok and lip.verdict == PROVED
     for b in L.breakpoints:
         if b == 0:
             continue
-        left = L.cell_of(b - sp.Rational(1, 10**9))
-        if left is None:
-            continue
+        left = L.beside(b)[0]
         if _is_zero(1 - left.dl.subs(S, b) / b) is True and (tight is None or abs(b) > abs(_mp(tight))):
             tight = b
     if tight is not None and abs(_mp(tight)) > (float(local_c) if (local_c is not None and not beta_inf) else 0):
@@ -343,7 +348,12 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
         return Part(PROVED, "ℓ'(s)/s <= 1 for all s ≠ 0: exact or arb-certified on 0 < |s| <= 1 "
                     "(Taylor form at 0), and ℓ'(s)/s <= 1/|s| <= 1 beyond since |ℓ'| <= 1",
                     {**data, "method": "exact + interval"})
-    return Part(SUPPORTED, f"ℓ'(s)/s <= 1 at every {DPS}-digit sample point (10⁻⁸ … 10⁸)",
+    if cert_ok:
+        return Part(SUPPORTED, "ℓ'(s)/s <= 1 exact or arb-certified on 0 < |s| <= 1; beyond, ℓ'(s)/s <= 1/|s| "
+                    f"needs |ℓ'| <= 1, which is {lip.verdict} (and no violation at the {DPS}-digit sample points)",
+                    {**data, "method": "interval + numeric", "dps": DPS})
+    return Part(SUPPORTED, f"ℓ'(s)/s <= 1 at every {DPS}-digit sample point (10⁻⁸ … 10⁸; no certificate on some "
+                "cell of 0 < |s| <= 1)",
                 {**data, "method": "numeric", "dps": DPS})
 
 
