@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import unicodedata
 from typing import Any
 
 import sympy as sp
@@ -31,6 +32,7 @@ MAX_LENGTH = 2000          # characters
 MAX_NODES = 600            # syntax-tree nodes
 MAX_DEPTH = 40             # syntax-tree nesting
 MAX_INT_DIGITS = 40        # digits of one integer literal
+MAX_MAGNITUDE = 1e300      # |numeric literal|
 MAX_EXPONENT = 256         # |numeric exponent| in a power
 MAX_POWER_DIGITS = 2000    # decimal digits of an exact number^number
 
@@ -58,6 +60,9 @@ _ALLOWED_NODES = (ast.BitAnd, ast.BitOr, ast.Invert,  # only inside conditions (
                   ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
                   ast.Call, ast.Compare, ast.Tuple, ast.BoolOp, ast.And, ast.Or, ast.USub, ast.UAdd,
                   *_BINOPS, *_CMPOPS)
+
+# a left-nested chain of these operators (a + b - c + ...) is a flat sum, not nesting
+_CHAIN = {ast.Add: "sum", ast.Sub: "sum", ast.Mult: "product", ast.Div: "product"}
 
 _FORBIDDEN_WHAT = {
     ast.Attribute: "attribute access", ast.Subscript: "subscripts", ast.Lambda: "lambda",
@@ -111,7 +116,7 @@ def _screen(text: str, tree: ast.AST) -> None:
         count += 1
         if count > MAX_NODES:
             raise LossSyntaxError(f"expression too large: more than {MAX_NODES} syntax nodes")
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH and hasattr(node, "col_offset"):  # operators / contexts are leaves
             raise _reject(text, node, f"nesting deeper than {MAX_DEPTH} levels")
         if not isinstance(node, _ALLOWED_NODES):
             what = next((w for t, w in _FORBIDDEN_WHAT.items() if isinstance(node, t)),
@@ -122,7 +127,12 @@ def _screen(text: str, tree: ast.AST) -> None:
                 raise _reject(text, node, "dunder names are not allowed")
             if node.id not in FUNCTIONS and node.id not in LOGIC and node.id not in CONSTANTS \
                     and node.id not in ("Piecewise", VARIABLE):
-                raise _reject(text, node, f"unknown name {node.id!r}; the only variable is `s` and "
+                lookalike = [c for c in node.id if ord(c) > 127]
+                hint = ""
+                if lookalike:
+                    hint = (" (it contains " + ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in lookalike)
+                            + ": not a Latin letter, although it may look like one)")
+                raise _reject(text, node, f"unknown name {node.id!r}{hint}; the only variable is `s` and "
                               f"the allowed functions are {', '.join(sorted([*FUNCTIONS, *LOGIC, 'Piecewise']))}")
         if isinstance(node, ast.Constant):
             v = node.value
@@ -132,8 +142,11 @@ def _screen(text: str, tree: ast.AST) -> None:
                 raise _reject(text, node, "strings are not allowed")
             elif isinstance(v, complex):
                 raise _reject(text, node, "complex numbers are not allowed")
-            elif isinstance(v, float) and not math.isfinite(v):
-                raise _reject(text, node, "number is not finite (overflows a double)")
+            elif isinstance(v, float) and (not math.isfinite(v) or abs(v) > MAX_MAGNITUDE):
+                raise _reject(text, node, f"number larger than {MAX_MAGNITUDE:g} in magnitude (the audit evaluates "
+                              "in floating point on the way, where such numbers overflow)")
+            elif isinstance(v, int) and abs(v) > MAX_MAGNITUDE:
+                raise _reject(text, node, f"number larger than {MAX_MAGNITUDE:g} in magnitude")
             elif isinstance(v, int) and len(str(abs(v))) > MAX_INT_DIGITS:
                 raise _reject(text, node, f"integer literal longer than {MAX_INT_DIGITS} digits")
             elif not isinstance(v, (int, float)):
@@ -146,7 +159,13 @@ def _screen(text: str, tree: ast.AST) -> None:
             if node.keywords:
                 raise _reject(text, node.keywords[0].value, "keyword arguments are not allowed")
         for child in ast.iter_child_nodes(node):
-            depth_walk(child, depth + 1)
+            if isinstance(child, (ast.operator, ast.cmpop, ast.boolop, ast.unaryop)) and \
+                    not isinstance(child, _ALLOWED_NODES):
+                what = next((w for t, w in _FORBIDDEN_WHAT.items() if isinstance(child, t)), "this operator")
+                raise _reject(text, node, f"{what}: not allowed")  # operators have no position: name the whole
+            flat = isinstance(node, ast.BinOp) and isinstance(child, ast.BinOp) and child is node.left and \
+                _CHAIN.get(type(node.op)) is not None and _CHAIN.get(type(node.op)) == _CHAIN.get(type(child.op))
+            depth_walk(child, depth if flat else depth + 1)
 
     depth_walk(tree, 0)
 
@@ -288,6 +307,12 @@ def parse_loss(text: str, symbol: sp.Symbol = S) -> sp.Expr:
         raise LossSyntaxError("empty expression")
     if "\x00" in text:
         raise LossSyntaxError("NUL character in expression")
+    if "#" in text:  # a comment would hide text from the audit and become markdown in its report
+        raise LossSyntaxError("rejected `#`: comments are not allowed in an expression", text.index("#"), "#")
+    bad = next((c for c in text.strip() if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c not in " \t"), None)
+    if bad is not None:
+        raise LossSyntaxError(f"rejected control character U+{ord(bad):04X} ({unicodedata.name(bad, 'a line break or control character')}): "
+                              "write the expression on one line", text.strip().index(bad))
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
