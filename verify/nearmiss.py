@@ -80,10 +80,23 @@ def _parts_margin(data: Mapping[str, Any], margin: Margin | None, wrong: tuple[s
     if blamed:
         return None, blamed, None
     for lb in refuting:
-        got = (margin or fit_margin)(parts[lb])
+        got = _deep_margin(parts[lb], margin or fit_margin)
         if got is not None:
             return lb, [], got
     return (refuting[0] if refuting else None), [], None
+
+
+def _deep_margin(data: Mapping[str, Any], margin: Margin) -> tuple[float, str] | None:
+    """The margin of ``data``, or of its first refuted sub-part (parts nest: loss -> sup/inf)."""
+    got = margin(data)
+    if got is not None:
+        return got
+    for lb, sub in (data.get("parts") or {}).items():
+        if sub.get("verdict") == "refuted":
+            got = _deep_margin(sub, margin)
+            if got is not None:
+                return got[0], f"{lb}: {got[1]}"
+    return None
 
 
 def near_miss(tag: str, description: str, check: Check, *, margin: Margin | None = None,
