@@ -141,6 +141,24 @@ def _noise_mc(name: str, mean_fn=lambda b: float(mm.g(b))):
     return run
 
 
+def _z_margin(data):
+    """Margin of a z-score refutation: how many standard errors beyond the 5-sigma band."""
+    if "z_max" not in data:
+        return None
+    return data["z_max"] - data["z_max_allowed"], (f"largest |z| {data['z_max']:.1f} vs the "
+                                                   f"{data['z_max_allowed']:.0f}-sigma band")
+
+
+def _excess_over_tol(key: str, what: str):
+    """Margin of a check that records its worst deviation under ``key`` beside ``tolerance``."""
+    def margin(data):
+        if key not in data:
+            return None
+        return data[key] - data["tolerance"], (f"{what} {data[key]:.4g} vs tolerance {data['tolerance']:.3g}: "
+                                               f"outside by {data[key] - data['tolerance']:.3g}")
+    return margin
+
+
 FACT6_NOISE = Claim(
     id="ahn2023.fact6.noise",
     source=PAPER.at("App. D"),
@@ -152,7 +170,9 @@ FACT6_NOISE = Claim(
     expect="supported",
     checks=(_noise_moments_sym(), _noise_mc("monte_carlo_moments")),
     planted=(Planted("p2", "mean d·φ(b)",
-                     _noise_mc("p2", mean_fn=lambda b: math.exp(-b * b / 2) / math.sqrt(2 * math.pi))),),
+                     _noise_mc("p2", mean_fn=lambda b: math.exp(-b * b / 2) / math.sqrt(2 * math.pi))),
+             near_miss("p3", "near miss: mean 1.03·d·g(b) (3% too large)",
+                       _noise_mc("p3", mean_fn=lambda b: 1.03 * float(mm.g(b))), margin=_z_margin)),
 )
 
 
@@ -261,7 +281,9 @@ FACT6_APPROX = Claim(
     checks=(asymptotic.rate("relative_fluctuation_rate", _approx_series, exponent=-0.5, tol=0.15,
                             law="RMS relative deviation of Σ ReLU(±x+b) from d g(b) ~ d^p"),),
     planted=(Planted("p5", "relative deviation O(1/d)",
-                     asymptotic.rate("p5", _approx_series, exponent=-1.0, tol=0.15)),),
+                     asymptotic.rate("p5", _approx_series, exponent=-1.0, tol=0.15)),
+             near_miss("p6", "near miss: relative deviation O(d^{-1/8}) (exponent off by 2.5τ)",
+                       asymptotic.rate("p6", _approx_series, exponent=-0.125, tol=0.15))),
     notes="The tracking of (A_t, b_t) itself is fig8.",
 )
 
@@ -401,23 +423,33 @@ def _lem3_sym(coef, sign):
     return symbolic.identity("invariant_derivative_zero", build, 0)
 
 
-@check("invariant_along_solve_ivp", "TRAJ")
-def _lem3_traj(ctx):
+def _lem3_traj_check(name: str, coef: float = 2.0):
+    """½A² − coef·d²κ(b) along DOP853 solutions of (6); conserved for coef = 2 (lem3)."""
+    @check(name, "TRAJ")
+    def run(ctx):
+        return _lem3_traj_run(ctx, coef)
+    return run
+
+
+def _lem3_traj_run(ctx, coef: float = 2.0):
     rows = {}
     worst = 0.0
     for A0, d in ((1.0, 10.0), (-2.0, 30.0), (5.0, 100.0)):
         sol = mm.flow(A0, d, dense=True)
         ts = np.linspace(0, sol.t[-1], ctx.pick(25, 100))
         A, b = sol.sol(ts)
-        inv = 0.5 * A ** 2 - 2 * d * d * np.array([mm.kappa(v) for v in b])
+        inv = 0.5 * A ** 2 - coef * d * d * np.array([mm.kappa(v) for v in b])
         drift = float(np.max(np.abs(inv - inv[0])) / abs(inv[0]))
         worst = max(worst, drift)
         rows[f"A0={A0},d={d}"] = {"I0": float(inv[0]), "max_rel_drift": drift,
                                   "b_end": float(b[-1]), "A_end": float(A[-1])}
     tol = 1e-8
     return outcome(Status.SUPPORTED if worst <= tol else Status.REFUTED,
-                   f"½A² − 2d²κ(b) drifts by at most {worst:.1e} (relative) along DOP853 solutions "
-                   f"(rtol 1e-12), tolerance {tol}", runs=rows, tolerance=tol)
+                   f"½A² − {coef:g}d²κ(b) drifts by at most {worst:.1e} (relative) along DOP853 solutions "
+                   f"(rtol 1e-12), tolerance {tol}", runs=rows, tolerance=tol, max_rel_drift=worst)
+
+
+_lem3_traj = _lem3_traj_check("invariant_along_solve_ivp")
 
 
 LEM3 = Claim(
@@ -429,7 +461,9 @@ LEM3 = Claim(
     expect="supported",
     checks=(_lem3_sym(2, -1), _lem3_traj),
     planted=(Planted("p1", "½A² − d²κ(b)", _lem3_sym(1, -1)),
-             Planted("p2", "½A² + 2d²κ(b)", _lem3_sym(2, +1))),
+             Planted("p2", "½A² + 2d²κ(b)", _lem3_sym(2, +1)),
+             near_miss("p3", "near miss: ½A² − 2.02·d²κ(b) is conserved (constant 1% off)",
+                       _lem3_traj_check("p3", 2.02), margin=_excess_over_tol("max_rel_drift", "max relative drift"))),
     notes="The derivative identity is exact; the ODE check is numerical (supported).",
 )
 
@@ -463,7 +497,7 @@ def _fact8_exact_traj(denominator):
         tol = 1e-7
         return outcome(Status.SUPPORTED if worst <= tol else Status.REFUTED,
                        f"b_∞^GF from DOP853 matches the root of κ(b) = −A₀²/({denominator}d²) to "
-                       f"{worst:.1e} (tolerance {tol})", runs=rows, tolerance=tol)
+                       f"{worst:.1e} (tolerance {tol})", runs=rows, tolerance=tol, max_rel_diff=worst)
     return run
 
 
@@ -476,7 +510,9 @@ FACT8_EXACT = Claim(
     uses=("ahn2023.lem3", "ahn2023.def9"),
     expect="supported",
     checks=(_fact8_exact_sym(4), _fact8_exact_traj(4)),
-    planted=(Planted("p1", "κ(b_∞^GF) = −A₀²/(2d²)", _fact8_exact_traj(2)),),
+    planted=(Planted("p1", "κ(b_∞^GF) = −A₀²/(2d²)", _fact8_exact_traj(2)),
+             near_miss("p2", "near miss: κ(b_∞^GF) = −A₀²/(4.04d²) (constant 1% off)", _fact8_exact_traj(4.04),
+                       margin=_excess_over_tol("max_rel_diff", "largest relative distance of b_∞ to the root"))),
 )
 
 
@@ -581,7 +617,9 @@ FACT8_SCALE = Claim(
         _scale_sandwich,
     ),
     planted=(Planted("p1", "b_∞^GF = −Θ(A₀²/d) (exponent −1 in d)",
-                     asymptotic.rate("p1", _scale_series_d, exponent=-1.0, tol=0.1)),),
+                     asymptotic.rate("p1", _scale_series_d, exponent=-1.0, tol=0.1)),
+             near_miss("p2", "near miss: b_∞^GF = −Θ(A₀²/d^{7/4}) (exponent in d off by 2.5τ)",
+                       asymptotic.rate("p2", _scale_series_d, exponent=-1.75, tol=0.1))),
 )
 
 
@@ -729,7 +767,7 @@ def _ratio_check(name: str, cs, expect_ratio, tol, A0=1.0):
                 worst = max(worst, abs(r - expect_ratio))
         b_vals = {f"c={c},d={d}": v[0] for (c, d), v in tab.items()}
         info = {"ratios": rows, "b_inf": b_vals, "expected_ratio": expect_ratio, "tolerance": tol,
-                "A0": A0}
+                "A0": A0, "max_deviation": worst}
         ok = worst <= tol
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"b_∞(2d)/b_∞(d) within {worst:.3f} of {expect_ratio} at ηd²/π ∈ {list(cs)} "
@@ -748,7 +786,10 @@ THRESHOLD_GF = Claim(
     expect="supported",
     checks=(_ratio_check("quarter_ratio_below", (2.0, 4.0, 6.0, 7.0), 0.25, 0.03),),
     planted=(Planted("p1", "the same O(1/d²) scaling above the threshold (ηd²/π = 10, 12)",
-                     _ratio_check("p1", (10.0, 12.0), 0.25, 0.03)),),
+                     _ratio_check("p1", (10.0, 12.0), 0.25, 0.03)),
+             near_miss("p2", "near miss: below the threshold b_∞ = O(d^{-7/4}) (ratio 2^{-7/4} = 0.297, "
+                       "1.6τ from ¼)", _ratio_check("p2", (2.0, 4.0, 6.0, 7.0), 2 ** -1.75, 0.03),
+                       margin=_excess_over_tol("max_deviation", "largest |b_∞(2d)/b_∞(d) − 2^{-7/4}|"))),
 )
 
 
@@ -777,6 +818,14 @@ def _eos_bound_check(name: str, bound_fn, cs=(8.5, 9.0, 10.0, 12.0, 16.0)):
     return run
 
 
+def _bound_margin(data):
+    """Margin of a refuted upper bound on b_∞: the largest b_∞ − bound over the runs."""
+    worst = data.get("max_b_minus_bound")
+    if worst is None:
+        return None
+    return worst, f"largest b_∞ − bound {worst:.3g} (must be <= 0)"
+
+
 def _ginv_bound(c, numerator=2.0, root=True):
     y = numerator / (math.sqrt(c * math.pi) if root else c * math.pi)
     return float(mm.g_inverse(y, dps=30))
@@ -793,7 +842,10 @@ THRESHOLD_EOS = Claim(
     expect="supported",
     checks=(_eos_bound_check("bound_above_threshold", _ginv_bound),),
     planted=(Planted("p1", "b_∞ ≤ g⁻¹(1/√(ηd²))",
-                     _eos_bound_check("p1", lambda c: _ginv_bound(c, numerator=1.0))),),
+                     _eos_bound_check("p1", lambda c: _ginv_bound(c, numerator=1.0))),
+             near_miss("p2", "near miss: b_∞ ≤ g⁻¹(1.99/√(ηd²)) (the bound 0.5% tighter in g)",
+                       _eos_bound_check("p2", lambda c: _ginv_bound(c, numerator=1.99)),
+                       margin=_bound_margin)),
 )
 
 
@@ -940,10 +992,11 @@ def _headline(name: str, above_scaling: float):
                 ok &= good
                 rows[f"delta={delta},{side}"] = {"c": c, "slope": fit.slope, "stderr": fit.stderr,
                                                  "expected": expected, "b_inf": b.tolist()}
+        dev = max(abs(v["slope"] - v["expected"]) for v in rows.values())
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        "log-log slope of |b_∞^MM| in d: " + "; ".join(
                            f"{k}: {v['slope']:.3f} (expected {v['expected']})" for k, v in rows.items()),
-                       runs=rows, tolerance=0.25, ds=list(ds), A0=1.0)
+                       runs=rows, tolerance=0.25, ds=list(ds), A0=1.0, max_slope_deviation=dev)
     return run
 
 
@@ -956,7 +1009,10 @@ THRESHOLD_HEADLINE = Claim(
     uses=("ahn2023.thm3", "ahn2023.thm4"),
     expect="supported",
     checks=(_headline("d_scaling_both_sides", 0.0),),
-    planted=(Planted("p1", "above the threshold too, |b_∞| = O(1/d²)", _headline("p1", -2.0)),),
+    planted=(Planted("p1", "above the threshold too, |b_∞| = O(1/d²)", _headline("p1", -2.0)),
+             near_miss("p2", "near miss: above the threshold |b_∞| ≍ d^{-0.6} (slope 2.4τ from 0)",
+                       _headline("p2", -0.6),
+                       margin=_excess_over_tol("max_slope_deviation", "largest |slope − expected|"))),
 )
 
 
@@ -1332,6 +1388,8 @@ THM4 = Claim(
                 _thm4_grid_check("p1", lambda dl: _thm4_bound(dl, root=False))),
         Planted("p2", "bound g⁻¹(1/√((8+δ)π))",
                 _thm4_grid_check("p2", lambda dl: _thm4_bound(dl, numerator=1.0))),
+        near_miss("p3", "near miss: bound g⁻¹(1.99/√((8+δ)π)) (0.5% tighter in g)",
+                  _thm4_grid_check("p3", lambda dl: _thm4_bound(dl, numerator=1.99)), margin=_bound_margin),
     ),
 )
 
