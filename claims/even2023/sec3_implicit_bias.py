@@ -18,6 +18,7 @@ from verify import Claim, Planted, Status
 from verify import asymptotic, sampling, symbolic
 from verify.asymptotic import Series
 from verify.claim import Check, outcome
+from verify.nearmiss import near_miss
 
 from . import PAPER, _dln, _implicit, _runs, _strategies
 
@@ -368,7 +369,9 @@ THM1_DROP = Claim(
         asymptotic.rate("gf_order_1", _drop_series("gf"), 1.0, 0.3, law="‖β*_∞ − β*_α‖ vs γ"),
     ),
     planted=(Planted("p1", "the dropped-tilt error is O(γ) like GF's",
-                     asymptotic.rate("p1_order_1", _drop_series("drop"), 1.0, 0.3)),),
+                     asymptotic.rate("p1_order_1", _drop_series("drop"), 1.0, 0.3)),
+             near_miss("p2", "near miss: the dropped-tilt error is O(γ^{2.6}) (exponent off by 2τ)",
+                       asymptotic.rate("p2_order_2_6", _drop_series("drop"), 2.6, 0.3))),
 )
 
 
@@ -551,6 +554,8 @@ PROP18 = Claim(
         Planted("p1", "‖β̃_0‖ = Θ(γ)", asymptotic.rate("p1_bt0_order_1", _prop18_series("bt0"), 1.0, 0.25)),
         Planted("p2", "‖β*_∞ − β*_α‖ = Θ(γ²)",
                 asymptotic.rate("p2_dist_order_2", _prop18_series("dist"), 2.0, 0.25)),
+        near_miss("p3", "near miss: ‖β̃_0‖ = Θ(γ^{2.5}) (exponent off by 2τ)",
+                  asymptotic.rate("p3_bt0_order_2_5", _prop18_series("bt0"), 2.5, 0.25)),
     ),
 )
 
