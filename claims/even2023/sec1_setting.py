@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from verify import Claim, Planted, Status
 from verify import sampling, symbolic
 from verify.claim import Check, outcome
+from verify.nearmiss import near_miss
 
 from . import PAPER, _dln, _runs
 
@@ -305,6 +306,75 @@ def _gain_nonneg(s):
     return bool(_dln.q_mp(s) >= 0)
 
 
+DEF12_TOL = 1e-9
+
+
+@lru_cache(maxsize=None)
+def _def12_reference(steps: int = 150, dps: int = 30):
+    """GD on E3 written from the definitions at ``dps`` digits (no _dln code): per coordinate
+    Σ_k q(s_k) with q(s) = −ln|1 − s²| (def8) and Σ_k s_k², s_k = γ ∇L(β_k); plus the float64 lanes
+    (the helper every even2023 run uses) on the same problem and steps."""
+    p = _dln.e3_problem(0)
+    lam = float(np.linalg.eigvalsh(p.X.T @ p.X / p.n)[-1])
+    gammas = (0.5 / lam, 1.5 / lam)
+    lanes = _dln.run_lanes(p, gammas, max_steps=steps, tol_rel=0.0)
+    rows = []
+    with mpmath.workdps(dps):
+        X = [[mpmath.mpf(float(x)) for x in row] for row in p.X]
+        y = [mpmath.mpf(float(v)) for v in p.y]
+        for i, gamma in enumerate(gammas):
+            g_ = mpmath.mpf(gamma)
+            u = [mpmath.sqrt(2) * mpmath.mpf(float(a)) for a in p.alpha]
+            v = [mpmath.mpf(0)] * p.d
+            sq, s2, smax = [mpmath.mpf(0)] * p.d, [mpmath.mpf(0)] * p.d, mpmath.mpf(0)
+            for _ in range(int(lanes.steps[i])):
+                beta = [a * c for a, c in zip(u, v)]
+                r = [mpmath.fdot(row, beta) - yi for row, yi in zip(X, y)]
+                s = [g_ * mpmath.fsum(X[m][j] * r[m] for m in range(p.n)) / p.n for j in range(p.d)]
+                sq = [sq[j] - mpmath.log(abs(1 - s[j] ** 2)) for j in range(p.d)]
+                s2 = [s2[j] + s[j] ** 2 for j in range(p.d)]
+                smax = max(smax, max(abs(x) for x in s))
+                u, v = [u[j] - s[j] * v[j] for j in range(p.d)], [v[j] - s[j] * u[j] for j in range(p.d)]
+            rows.append({"gamma": gamma, "steps": int(lanes.steps[i]), "max_abs_s": float(smax),
+                         "sum_q": [float(x) for x in sq], "sum_s2": [float(x) for x in s2]})
+    return p, lanes, rows
+
+
+def _def12_helper_tie(name: str, reference: str = "sum_q"):
+    """Ties def12 to the code the catalogue uses: the float64 lanes' Gain (accumulated in
+    ``_dln._lanes_kernel``) must equal Σ_k q(s_k) of an independent 30-digit GD written from the
+    definitions, and ln(α²/α_K²) from the lanes' own α_{±,K} accumulators must equal the same sum
+    (relative tolerance 1e-9 of ‖Gain‖_∞). ``reference="sum_s2"`` compares with Σ_k s_k² instead
+    (q truncated at second order: a planted near miss)."""
+    def run(ctx):
+        p, lanes, rows = _def12_reference()
+        worst_helper, worst_log = 0.0, 0.0
+        for i, row in enumerate(rows):
+            ref = np.array(row[reference])
+            scale = float(np.max(np.abs(ref)))
+            worst_helper = max(worst_helper, float(np.max(np.abs(lanes.gain[i] - ref))) / scale)
+            log_ratio = 2 * np.log(p.alpha) - lanes.ln_alpha2[i]   # ln(α²/α_K²)
+            worst_log = max(worst_log, float(np.max(np.abs(log_ratio - ref))) / scale)
+        worst = max(worst_helper, worst_log)
+        data = {"problem": p.describe(), "runs": [{k: r[k] for k in ("gamma", "steps", "max_abs_s")} for r in rows],
+                "reference": reference, "helper_vs_reference": worst_helper,
+                "log_ratio_vs_reference": worst_log, "max_rel_diff": worst, "tolerance": DEF12_TOL}
+        ok = worst <= DEF12_TOL
+        what = "Σ_k q(s_k) (30-digit GD from the definitions)" if reference == "sum_q" else "Σ_k s_k²"
+        return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                       f"run helper (_dln lanes): Gain vs {what}: {worst_helper:.2e}, ln(α²/α_K²) from its "
+                       f"α_± accumulators vs the same: {worst_log:.2e} (relative; tolerance {DEF12_TOL:.0e}) "
+                       f"on {len(rows)} E3 runs, max |s_k| {max(r['max_abs_s'] for r in rows):.3f}", **data)
+    return Check(name, run, "INT")
+
+
+def _def12_margin(data):
+    if "max_rel_diff" not in data:
+        return None
+    m = data["max_rel_diff"] - data["tolerance"]
+    return m, f"helper Gain vs the planted formula: relative difference {data['max_rel_diff']:.3g}, tolerance {data['tolerance']:.0e}"
+
+
 DEF12 = Claim(
     id="even2023.def12",
     source=PAPER.at("§4.1, eq. (9)"),
@@ -320,10 +390,14 @@ DEF12 = Claim(
                 lambda: sp.Symbol("Q", real=True)),
             sampling.forall("q_nonneg_up_to_sqrt2",
                             st.floats(-1.4142135, 1.4142135).filter(lambda s: abs(abs(s) - 1) > 1e-12),
-                            lambda s: (_gain_nonneg(s), {"s": s}))),
+                            lambda s: (_gain_nonneg(s), {"s": s})),
+            _def12_helper_tie("run_helper_matches_definition")),
     planted=(Planted("p1", "Gain ≥ 0 whatever the steps (witness s = 3/2)",
                      sampling.witness("p1_any_steps", 1.5, lambda s: (_gain_nonneg(s), {"q": float(_dln.q_mp(s))}),
-                                      exact=True)),),
+                                      exact=True)),
+             near_miss("p2", "near miss: Gain_γ = Σ_k s_k² (q truncated at second order; the run helper "
+                       "must tell it from q)", _def12_helper_tie("p2_second_order", "sum_s2"),
+                       margin=_def12_margin)),
 )
 
 
