@@ -189,6 +189,13 @@ def _hub_pieces_c1(outer_const):
                        sp.diff(inner, s).subs(s, 1) - sp.diff(outer, s).subs(s, 1)]).norm())
 
 
+_pos, _neg = sp.Symbol("s", positive=True), sp.Symbol("s", negative=True)
+
+
+def _hub_def(v):
+    return sp.Piecewise((v**2 / 2, sp.Abs(v) <= 1), (sp.Abs(v) - sp.Rational(1, 2), True))
+
+
 DEF5_HUB = Claim(
     id="ahn2023.def5.hub",
     source=PAPER.at("App. C, Example 1"),
@@ -198,10 +205,22 @@ DEF5_HUB = Claim(
     status="theorem", expect="proved",
     checks=(
         symbolic.identity("pieces_join_C1_at_1", lambda: _hub_pieces_c1(sp.Rational(1, 2)), 0),
+        # ℓ' on the whole line: each piece on the interior of its region, the junctions at ±1 above
+        # (and at −1 by evenness: the definition depends on |s| only)
+        symbolic.identity("inner_piece_derivative", lambda: sp.diff(s**2 / 2, s), lambda: s,
+                          why="|s| < 1: ℓ_Hub' = s"),
+        symbolic.identity("outer_piece_derivative_positive",
+                          lambda: sp.diff(sp.Abs(_pos) - sp.Rational(1, 2), _pos), 1, why="s > 1: ℓ_Hub' = 1 = sgn s"),
+        symbolic.identity("outer_piece_derivative_negative",
+                          lambda: sp.diff(sp.Abs(_neg) - sp.Rational(1, 2), _neg), -1, why="s < −1: ℓ_Hub' = −1 = sgn s"),
+        symbolic.identity("even", lambda: _hub_def(-s), lambda: _hub_def(s)),
         symbolic.identity("derivative_matches_definition", lambda: sp.diff(
             sp.Piecewise((s**2 / 2, sp.Abs(s) <= 1), (sp.Abs(s) - sp.Rational(1, 2), True)), s).subs(s, 3),
             1),
     ),
+    notes="Proved on the whole line: the derivative of each piece on the open region where it applies "
+          "(|s| < 1; s > 1 and s < −1 with |s| = ±s), and at the junctions s = ±1 the values and the "
+          "one-sided slopes agree (pieces_join_C1_at_1, evenness), so ℓ_Hub ∈ C¹ with the stated ℓ'.",
     planted=(Planted("p6", "outer piece |s| − 1 (value jumps at |s| = 1)",
                      symbolic.identity("pieces_join_C1_at_1", lambda: _hub_pieces_c1(1), 0)),),
 )
