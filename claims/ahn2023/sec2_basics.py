@@ -19,6 +19,7 @@ from claims.ahn2023 import PAPER
 from claims.ahn2023._sec2_common import HUB, RSYM, SQRT, Loss, beta_loss, gd_run, losses
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.nearmiss import near_miss
 
 x, y, z, s = sp.symbols("x y z s", real=True)
 eta, delta, m, a = sp.symbols("eta delta m a", positive=True)
@@ -269,13 +270,24 @@ DEF5_BETA = Claim(
 _s_values = st.one_of(st.floats(-50, 50, allow_nan=False), st.floats(-1e-3, 1e-3, allow_nan=False))
 
 
-def _a1_holds(args):
+def _a1_holds(args, lipschitz=1):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
         d, dm, d2 = loss.d(sv), loss.d(-sv), loss.d2(sv)
-        ok = d2 >= 0 and abs(d) <= 1 and d == -dm and (sv == 0 or mpmath.sign(d) == mpmath.sign(sv))
-        return bool(ok), {"loss": str(loss), "d": mpmath.nstr(d, 10), "d2": mpmath.nstr(d2, 10)}
+        ok = d2 >= 0 and abs(d) <= lipschitz and d == -dm and (sv == 0 or mpmath.sign(d) == mpmath.sign(sv))
+        return bool(ok), {"loss": str(loss), "d": mpmath.nstr(d, 10), "d2": mpmath.nstr(d2, 10),
+                          "abs_d": float(abs(d))}
+
+
+def _witness_margin(key: str, bound: float, what: str):
+    """Margin of a forall refutation whose witness records ``key``: how far it exceeds ``bound``."""
+    def margin(data):
+        if key not in data:
+            return None
+        v = float(data[key])
+        return v - bound, f"at the shrunk witness {what} = {v:.6g} > {bound}"
+    return margin
 
 
 DEF6_A1 = Claim(
@@ -298,18 +310,23 @@ DEF6_A1 = Claim(
     ),
     planted=(Planted("p1", "ℓ_sym satisfies (A1) (it has ℓ_sym''(0) = 1/4)",
                      symbolic.identity("sym_curvature_at_0",
-                                       lambda: sp.diff(_l_sym(s), s, 2).subs(s, 0), 1)),),
+                                       lambda: sp.diff(_l_sym(s), s, 2).subs(s, 0), 1)),
+             near_miss("p2", "near miss: the catalogue is 0.97-Lipschitz (|ℓ'| <= 0.97)",
+                       sampling.forall("lipschitz_0_97", st.tuples(losses(), _s_values),
+                                       lambda a_: _a1_holds(a_, lipschitz=0.97), examples=(150, 1500)),
+                       margin=_witness_margin("abs_d", 0.97, "|ℓ'(s)|"))),
     notes="Definition; checked by verifying it on the catalogue losses (ℓ_rsym, ℓ_sqrt, ℓ_Hub, ℓ_β).",
 )
 
 
-def _a2_consequence(args, power=2):
+def _a2_consequence(args, power=2, factor=1):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
         d = loss.d(sv)
-        ok = 0 <= d * sv <= abs(sv) ** power
-        return bool(ok), {"loss": str(loss), "l'(s)s": mpmath.nstr(d * sv, 10)}
+        ok = 0 <= d * sv <= factor * abs(sv) ** power
+        return bool(ok), {"loss": str(loss), "l'(s)s": mpmath.nstr(d * sv, 10),
+                          "ratio_to_s2": float(d * sv / sv ** 2) if sv != 0 else 0.0}
 
 
 def _abs_d_le_s2(args):
@@ -330,16 +347,21 @@ DEF6_A2 = Claim(
                             _a2_consequence, examples=(150, 1500)),),
     planted=(Planted("p1", "(A2) gives |ℓ'(s)| ≤ s² (wrong power)",
                      sampling.forall("abs_derivative_le_s2", st.tuples(losses(), _s_values),
-                                     _abs_d_le_s2, examples=(150, 1500))),),
+                                     _abs_d_le_s2, examples=(150, 1500))),
+             near_miss("p2", "near miss: ℓ'(s)s <= 0.97 s² (constant 3% tighter)",
+                       sampling.forall("consequence_0_97", st.tuples(losses(), _s_values),
+                                       lambda a_: _a2_consequence(a_, factor=0.97), examples=(150, 1500)),
+                       margin=_witness_margin("ratio_to_s2", 0.97, "ℓ'(s)s/s²"))),
 )
 
 
-def _ratio_le_1(args):
+def _ratio_le_1(args, bound=1):
     loss, sv = args
     if sv == 0:
         return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
     with mpmath.workdps(40):
-        return bool(loss.one_minus_ratio(sv) >= 0), {"loss": str(loss)}
+        one_minus = loss.one_minus_ratio(sv)
+        return bool(one_minus >= 1 - bound), {"loss": str(loss), "ratio": float(1 - one_minus)}
 
 
 DEF6_A2INF = Claim(
@@ -353,7 +375,11 @@ DEF6_A2INF = Claim(
     planted=(Planted("p1", "(A1) alone implies (A2) with β = ∞; witness ℓ'(s) = tanh(s + 2s⁵), s = 1/2",
                      certify.constant("a1_loss_ratio_at_half", 2 * sp.tanh(sp.Rational(9, 16)), "<= 1",
                                       why="ℓ'(s) = tanh(s + 2s⁵) (convex, odd, 1-Lipschitz, ℓ''(0) = 1) at "
-                                          "s = 1/2: ℓ'(1/2)/(1/2) = 2 tanh(9/16)")),),
+                                          "s = 1/2: ℓ'(1/2)/(1/2) = 2 tanh(9/16)")),
+             near_miss("p2", "near miss: ℓ'(s)/s <= 0.97 on the catalogue (3% tighter than β = ∞)",
+                       sampling.forall("ratio_le_0_97", st.tuples(losses(), _s_values),
+                                       lambda a_: _ratio_le_1(a_, bound=0.97), examples=(150, 1500)),
+                       margin=_witness_margin("ratio", 0.97, "ℓ'(s)/s"))),
 )
 
 
@@ -410,7 +436,8 @@ def _a3_property(args, factor=1.0):
         # up to the working precision, so allow a relative slack of 10^-(digits-10)
         slack = abs(rhs) * mpmath.mpf(10) ** (10 - digits)
         return bool(lhs <= rhs + slack), {"loss": str(loss), "C": mpmath.nstr(C, 10), "dps": digits,
-                                  "1-r": mpmath.nstr(lhs, 10), "C|s|^beta": mpmath.nstr(rhs, 10)}
+                                  "1-r": mpmath.nstr(lhs, 10), "C|s|^beta": mpmath.nstr(rhs, 10),
+                                  "lhs_over_rhs": float(lhs / rhs) if rhs != 0 else 0.0}
 
 
 A3_LOSSES = st.one_of(st.sampled_from((RSYM, SQRT, beta_loss(1.5), beta_loss(2.0), beta_loss(10.0))),
@@ -427,7 +454,11 @@ DEF6_A3 = Claim(
                             examples=(150, 1500)),),
     planted=(Planted("p1", "the catalogue satisfies (A3) with C/2",
                      sampling.forall("half_C", st.tuples(A3_LOSSES, _s_values),
-                                     lambda a_: _a3_property(a_, 0.5), examples=(150, 1500))),),
+                                     lambda a_: _a3_property(a_, 0.5), examples=(150, 1500))),
+             near_miss("p2", "near miss: (A3) with 0.97·C (the sharp constant 3% too small)",
+                       sampling.forall("C_0_97", st.tuples(A3_LOSSES, _s_values),
+                                       lambda a_: _a3_property(a_, 0.97), examples=(150, 1500)),
+                       margin=_witness_margin("lhs_over_rhs", 1.0, "(1 − ℓ'(s)/s)/(0.97·C|s|^β)"))),
     notes="1 − ℓ'(s)/s is evaluated from closed forms (ℓ_β, ℓ_sqrt) or at raised precision "
           "(tanh), never by a naive float subtraction (def6 audit note).",
 )
