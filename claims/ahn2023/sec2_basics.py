@@ -906,11 +906,21 @@ def _ineq(lhs, rhs, scale, data):
 _states = st.tuples(losses(), st.floats(1e-3, 2.0), st.floats(-20, 20), st.floats(-20, 20))
 
 
-def _lem8_main(args):
+def _lem8_main(args, coef=2):
     loss, et, xv, yv = args
     with mpmath.workdps(50):
         x1, y1, st_ = _one_step(loss, et, xv, yv)
-        return _ineq(y1**2, _mp(yv) ** 2 - 2 * _mp(et) * st_**2, _mp(yv) ** 2, {"loss": str(loss)})
+        return _ineq(y1**2, _mp(yv) ** 2 - coef * _mp(et) * st_**2, _mp(yv) ** 2, {"loss": str(loss)})
+
+
+def _ineq_margin(unit: str):
+    """Margin of a refuted ``lhs >= rhs`` (``_ineq``) at the shrunk witness: rhs − lhs."""
+    def margin(data):
+        if "lhs" not in data or "rhs" not in data:
+            return None
+        lhs, rhs = float(data["lhs"]), float(data["rhs"])
+        return rhs - lhs, f"at the shrunk witness {unit}: {lhs:.10g} < {rhs:.10g} (short by {rhs - lhs:.3g})"
+    return margin
 
 
 def _at_threshold(args, variant):
@@ -1047,6 +1057,9 @@ LEM8 = Claim(
         Planted("p2", "y_{t+1}² ≥ 2/η (no jump)",
                 sampling.forall("no_jump", _threshold_states, lambda a_: _at_threshold(a_, "p2"),
                                 examples=(50, 300))),
+        near_miss("p3", "near miss: y_{t+1}² ≥ y_t² − 1.94η s_t² (the constant 2 tightened by 3%)",
+                  sampling.forall("one_step_bound_1_94", _states, lambda a_: _lem8_main(a_, 1.94),
+                                  examples=(200, 2000)), margin=_ineq_margin("y_{t+1}² vs y_t² − 1.94ηs_t²")),
     ),
     notes="Statement reconstructed (§7 F12); the text's 'Lemma 7' in the corollary is Lemma 8 (§7 F4). "
           f"Inequalities are decided at 50 digits with tolerance 1e-{_TOL_DIGITS}·(1 + y²).",
@@ -1061,6 +1074,8 @@ def _eq16(args, variant="main"):
         x1, y1, _ = _one_step(loss, et, xv, yv)
         rho, rho1 = 2 - e * yv**2, 2 - e * y1**2
         X = _mp(xv)
+        if variant == "near":   # planted: the first bound with 1.94 in place of 2
+            return _ineq(rho + mpmath.mpf("1.94") * e**2 * X**2 * yv**2, rho1, 2, {"loss": str(loss)})
         if variant == "main":
             ok1 = _ineq(rho + 2 * e**2 * X**2 * yv**2, rho1, 2, {})[0]
             ok2, data = _ineq(rho + 4 * e * X**2, rho1, 2, {"loss": str(loss)})
@@ -1084,7 +1099,10 @@ EQ16 = Claim(
             _per_step_check("after_crossing_of_eos_runs", "eq16")),
     planted=(Planted("p1", "ρ_{t+1} ≤ ρ_t (ρ non-increasing)",
                      sampling.forall("rho_non_increasing", _eq16_states_nonzero_x,
-                                     lambda a_: _eq16(a_, "p1"), examples=(50, 300))),),
+                                     lambda a_: _eq16(a_, "p1"), examples=(50, 300))),
+             near_miss("p2", "near miss: ρ_{t+1} ≤ ρ_t + 1.94η²x_t²y_t² (the constant 2 tightened by 3%)",
+                       sampling.forall("rho_growth_1_94", _eq16_states, lambda a_: _eq16(a_, "near"),
+                                       examples=(200, 2000)), margin=_ineq_margin("ρ_t + 1.94η²x²y² vs ρ_{t+1}"))),
 )
 
 
@@ -1094,7 +1112,7 @@ def _eq20(args, variant="main"):
         e = _mp(et)
         x1, y1, st_ = _one_step(loss, et, xv, yv)
         d0, d1 = e * _mp(yv) ** 2 - 2, e * y1**2 - 2
-        rhs = d0 - 2 * e**2 * st_**2 if variant == "main" else d0
+        rhs = {"main": d0 - 2 * e**2 * st_**2, "near": d0 - mpmath.mpf("1.94") * e**2 * st_**2}.get(variant, d0)
         return _ineq(d1, rhs, d0, {"loss": str(loss)})
 
 
@@ -1112,7 +1130,10 @@ EQ20 = Claim(
             _per_step_check("bouncing_phase_of_eos_runs", "eq20")),
     planted=(Planted("p1", "δ_{t+1} ≥ δ_t",
                      sampling.forall("delta_non_decreasing", _eq20_states_nonzero,
-                                     lambda a_: _eq20(a_, "p1"), examples=(50, 300))),),
+                                     lambda a_: _eq20(a_, "p1"), examples=(50, 300))),
+             near_miss("p2", "near miss: δ_{t+1} ≥ δ_t − 1.94η²s_t² (the constant 2 tightened by 3%)",
+                       sampling.forall("delta_decrease_1_94", _states, lambda a_: _eq20(a_, "near"),
+                                       examples=(200, 2000)), margin=_ineq_margin("δ_{t+1} vs δ_t − 1.94η²s_t²"))),
 )
 
 # ============================================================================ fact3
