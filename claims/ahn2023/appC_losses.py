@@ -26,6 +26,7 @@ from claims.ahn2023._sec2_common import beta_constants, beta_loss, losses
 from claims.ahn2023.sec2_basics import A2P_INPUTS, a2plus_property
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.nearmiss import near_miss
 
 MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
 SYMPY = types.SimpleNamespace(tanh=sp.tanh, sqrt=sp.sqrt, cosh=sp.cosh, num=sp.Integer)
@@ -172,6 +173,17 @@ def _excess_property(args):
         return bool(ok), {"loss": str(loss), "l(s)-l(0)": mpmath.nstr(e, 10)}
 
 
+def _local_quadratic_growth(args, coef="0.515"):
+    """Planted near miss: ℓ(s) − ℓ(0) >= coef·s² on 0 < |s| <= 1 (ℓ''(0)/2 = 1/2 is the sharp value)."""
+    loss, sv = args
+    if sv == 0 or abs(sv) > 1:
+        return sampling.SKIP
+    with mpmath.workdps(50):
+        e = loss.excess(sv)
+        ratio = e / mpmath.mpf(sv) ** 2
+        return bool(ratio >= mpmath.mpf(coef)), {"loss": str(loss), "excess_over_s2": float(ratio)}
+
+
 def _quadratic_growth(args):
     loss, sv = args
     with mpmath.workdps(50):
@@ -201,7 +213,13 @@ LEM5_MIN = Claim(
     ),
     planted=(Planted("p3", "ℓ(s) ≥ ℓ(0) + s²/2 for all s (quadratic growth; false for 1-Lipschitz ℓ)",
                      sampling.forall("quadratic_growth", st.tuples(losses(), _svals), _quadratic_growth,
-                                     examples=(150, 1500))),),
+                                     examples=(150, 1500))),
+             near_miss("p4", "near miss: ℓ(s) ≥ ℓ(0) + 0.515 s² on |s| <= 1 (3% above ℓ''(0)/2)",
+                       sampling.forall("local_quadratic_growth", st.tuples(losses(), st.floats(-1, 1)),
+                                       _local_quadratic_growth, examples=(150, 1500)),
+                       margin=lambda d: (0.515 - d["excess_over_s2"], f"at the shrunk witness "
+                                         f"(ℓ(s) − ℓ(0))/s² = {d['excess_over_s2']:.6f} < 0.515")
+                       if "excess_over_s2" in d else None)),
 )
 
 a4, a6, acoef = sp.symbols("a4 a6 a", real=True)
@@ -720,6 +738,19 @@ def _beta_ratio_bounds(args):
         return bool(ok_a1 and ok_ratio and ok_branch), data
 
 
+def _beta_a2_scaled(args, factor="1.03"):
+    """Planted near miss: (A2) for ℓ_β with factor·c_β on 0 < s <= c_β (inner branch: an identity)."""
+    b, frac_ = args
+    with mpmath.workdps(50):
+        loss = beta_loss(b)
+        c, _ = beta_constants(b)
+        sv = c * mpmath.mpf(frac_)
+        if sv == 0:
+            return sampling.SKIP
+        lhs, rhs = loss.one_minus_ratio(sv), mpmath.mpf(factor) * c * sv**b
+        return bool(lhs >= rhs), {"beta": b, "deficit_ratio": float(lhs / rhs)}
+
+
 def _beta_shifted_lipschitz(args):
     """With c' = c_β·β/(β+1) (exponent β+1) the inner branch exceeds 1 near r_β: not 1-Lipschitz."""
     b, frac_ = args
@@ -800,6 +831,11 @@ EX1_BETA = Claim(
         Planted("p2", "c_β with exponent β + 1: ℓ_β' exceeds 1 near r_β (not 1-Lipschitz, not C¹ at r_β)",
                 sampling.forall("shifted_c_lipschitz", st.tuples(_betas, st.floats(0.5, 1.0)),
                                 _beta_shifted_lipschitz, examples=(100, 1000))),
+        near_miss("p3", "near miss: (A2) with 1.03·c_β (the constant 3% too large)",
+                  sampling.forall("A2_with_1_03_c_beta", st.tuples(_betas, st.floats(0.0, 1.0)), _beta_a2_scaled,
+                                  examples=(100, 1000)),
+                  margin=lambda d: (1 - d["deficit_ratio"], f"at the shrunk witness (1 − ℓ'(s)/s)/(1.03c_β s^β) = "
+                                    f"{d['deficit_ratio']:.5f} < 1") if "deficit_ratio" in d else None),
     ),
     notes="all_beta_gt_1 proves the inequalities for every β > 1 with β symbolic (β = 1 + u, u > 0); "
           "with the two identities at r_β they give (A1) and (A2) for the whole family. The verdict "
@@ -888,7 +924,7 @@ def _beta_a3_property(args, factor=1):
         lhs, rhs = loss.one_minus_ratio(sv), c * factor * sv**b
         tol = mpmath.mpf(10) ** -45 * rhs
         return bool(lhs <= rhs + tol), {"beta": b, "s": mpmath.nstr(sv, 12), "1-r": mpmath.nstr(lhs, 12),
-                                        "C|s|^beta": mpmath.nstr(rhs, 12)}
+                                        "C|s|^beta": mpmath.nstr(rhs, 12), "lhs_over_rhs": float(lhs / rhs)}
 
 
 EX1_BETA_A3 = Claim(
@@ -908,7 +944,12 @@ EX1_BETA_A3 = Claim(
     ),
     planted=(Planted("p1", "C = c_β/2",
                      sampling.forall("A3_half_c_beta", st.tuples(_betas, st.floats(0.01, 1.0)),
-                                     lambda a_: _beta_a3_property(a_, sp.Rational(1, 2)), examples=(100, 1000))),),
+                                     lambda a_: _beta_a3_property(a_, sp.Rational(1, 2)), examples=(100, 1000))),
+             near_miss("p2", "near miss: C = 0.97·c_β (the sharp constant 3% too small)",
+                       sampling.forall("A3_0_97_c_beta", st.tuples(_betas, st.floats(0.01, 1.0)),
+                                       lambda a_: _beta_a3_property(a_, sp.Rational(97, 100)), examples=(100, 1000)),
+                       margin=lambda d: (d["lhs_over_rhs"] - 1, f"at the shrunk witness (1 − ℓ'(s)/s)/(0.97c_β s^β) = "
+                                         f"{d['lhs_over_rhs']:.5f} > 1") if "lhs_over_rhs" in d else None)),
     notes="g(t) = (t − 1)t^{−β−1} has g'(t) = t^{−β−2}((β+1) − βt): increasing up to r_β, decreasing "
           "after, with g(r_β) = c_β (exact, β symbolic). Inside |s| < r_β equality holds.",
 )

@@ -729,6 +729,17 @@ def _final_sharpness(args):
                                          "loss": str(loss)}
 
 
+def _final_sharpness_below(factor):
+    """Planted: y_∞² <= factor·D0 (a bound tightened below the measured y_∞²/D0)."""
+    def prop(args):
+        res = _final_sharpness(args)
+        if res is None:
+            return None
+        _, data = res
+        return data["y_T^2"] <= factor * data["D0"], dict(data, ratio=data["y_T^2"] / data["D0"])
+    return prop
+
+
 def _final_sharpness_ge(args):
     res = _final_sharpness(args)
     if res is None:
@@ -757,7 +768,12 @@ FACT1_DMONO = Claim(
     ),
     planted=(Planted("p4", "y_∞² ≥ y₀² − x₀²",
                      sampling.witness("limit_at_least_D0", _DMONO_WITNESS, _final_sharpness_ge,
-                                      kind="TRAJ")),),
+                                      kind="TRAJ")),
+             near_miss("p5", "near miss: y_∞² <= 0.95(y₀² − x₀²) (ℓ_rsym, η = 0.1 from (1, 3))",
+                       sampling.witness("limit_below_0_95_D0", _DMONO_WITNESS, _final_sharpness_below(0.95),
+                                        kind="TRAJ"),
+                       margin=lambda d: (d["ratio"] - 0.95, f"y_∞²/D0 = {d['ratio']:.5f} > 0.95")
+                       if "ratio" in d else None)),
 )
 
 # ============================================================================ eq. (4)
