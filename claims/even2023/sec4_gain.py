@@ -44,7 +44,7 @@ def _eq9_numeric(variant: str):
         with mpmath.workdps(80):
             beta = [mpmath.mpf(b) for b in BETA9]
             w = [mpmath.mpf(g) for g in GAIN9]
-            half = mpmath.mpf(1) / 2 if variant != "p1" else 1
+            half = {"p1": 1, "near": mpmath.mpf("0.55")}.get(variant, mpmath.mpf(1) / 2)
             sign = -1 if variant == "p2" else 1
             # regime (b): α fixed, Gain = t·w, t → ∞: ψ_α∞(β)/Σ ln(1/α_∞,i)|β_i| → 1
             alpha = mpmath.mpf("0.1")
@@ -65,7 +65,8 @@ def _eq9_numeric(variant: str):
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"(b) Gain = t·w, α = 0.1: ratio at t = 10…1e4: {[round(r, 6) for r in ratios]} (→ 1); "
                        f"(a) α → 0, Gain fixed: remainder − ½Σ|β|(ln2|β|−1) = {diffs}",
-                       ratios=ratios, remainders=diffs, dps=80, beta=BETA9, gain_direction=GAIN9)
+                       ratios=ratios, remainders=diffs, dps=80, beta=BETA9, gain_direction=GAIN9,
+                       ratio_tolerance=1e-3)
     return Check(f"weighted_l1_{variant}", run, "INT")
 
 
@@ -90,7 +91,11 @@ EQ9 = Claim(
         _eq9_numeric("truth"),
     ),
     planted=(Planted("p1", "the ½ dropped (weights ln(1/α) + Gain(i))", _eq9_numeric("p1")),
-             Planted("p2", "weights ln(1/α) − ½Gain(i): the gain lowers the penalty", _eq9_numeric("p2"))),
+             Planted("p2", "weights ln(1/α) − ½Gain(i): the gain lowers the penalty", _eq9_numeric("p2")),
+             near_miss("p3", "near miss: weights ln(1/α) + 0.55·Gain(i) (the ½ off by 10%)", _eq9_numeric("near"),
+                       margin=lambda d: (abs(d["ratios"][-1] - 1) - d["ratio_tolerance"], f"regime (b): ratio at "
+                                         f"t = 1e4 {d['ratios'][-1]:.6f} vs 1 ± {d['ratio_tolerance']}")
+                       if "ratios" in d else None)),
 )
 
 
