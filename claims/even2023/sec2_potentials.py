@@ -236,7 +236,8 @@ def _fact1_traj(variant: str):
                 big = max(big, r.max_abs_s)
                 for u, v, lp, lm, S in zip(f.u, f.v, f.ln_ap, f.ln_am, f.S):
                     ap2, am2 = mpmath.exp(2 * lp), mpmath.exp(2 * lm)
-                    half = 1 if variant == "p2" else mpmath.mpf(1) / 2
+                    half = {"p2": mpmath.mpf(1),   # near miss: ½ off by three times the floor
+                            "near": (1 + 3 * mpmath.mpf(10) ** (-(dps - 10))) / 2}.get(variant, mpmath.mpf(1) / 2)
                     beta_prod = half * (ap2 * mpmath.exp(-2 * S) - am2 * mpmath.exp(2 * S))
                     a_k2 = mpmath.exp(lp + lm)
                     diff_sq = u * u - v * v
@@ -252,12 +253,13 @@ def _fact1_traj(variant: str):
                     worst = max(worst, *errs)
         floor = 10.0 ** (-(dps - 10))
         ok = worst <= floor
-        label = {"truth": "product form", "p1": "u² − v² = 2α_k² (no |·|)", "p2": "β_k without the ½"}[variant]
+        label = {"truth": "product form", "p1": "u² − v² = 2α_k² (no |·|)", "p2": "β_k without the ½",
+                 "near": "β_k with ½(1 + 3·floor)"}[variant]
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{label}: worst relative error {float(worst):.2e} over {len(runs)} runs with "
                        f"random γ_k ∈ [0.3, 1.6] (max |s| = {big:.3f}; {neg_coords} coordinates with "
                        f"u² − v² < 0), {dps} digits", worst=float(worst), runs=len(runs), max_abs_s=big,
-                       negative_coordinates=neg_coords, dps=dps)
+                       negative_coordinates=neg_coords, dps=dps, floor=floor)
     return Check(f"traj_{variant}", run, "TRAJ")
 
 
@@ -284,6 +286,10 @@ FACT1 = Claim(
     planted=(
         Planted("p1", "u_k² − v_k² = 2α_k² without the absolute value", _fact1_traj("p1")),
         Planted("p2", "β_k = α²[Π(1 − s_l)² − Π(1 + s_l)²] (the ½ dropped)", _fact1_traj("p2")),
+        near_miss("p3", "near miss: β_k with the ½ off by three times the precision floor (resolution test)",
+                  _fact1_traj("near"),
+                  margin=lambda d: (d["worst"] - d["floor"], f"worst relative error {d['worst']:.2e} vs floor "
+                                    f"{d['floor']:.0e}") if "floor" in d else None),
     ),
 )
 
