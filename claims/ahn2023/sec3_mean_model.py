@@ -189,7 +189,8 @@ def _signal_prop(bound):
         x = xi.copy()
         x[j] += lam * y
         diff = abs(np.maximum(sign * x + b, 0).sum() - np.maximum(sign * xi + b, 0).sum())
-        return bool(diff <= bound(lam, len(xi)) * (1 + 1e-12) + 1e-12), {"difference": float(diff)}
+        return bool(diff <= bound(lam, len(xi)) * (1 + 1e-12) + 1e-12), {"difference": float(diff),
+                                                                          "difference_over_lambda": float(diff / lam)}
     return prop
 
 
@@ -204,7 +205,11 @@ FACT6_SIGNAL = Claim(
     checks=(sampling.forall("lipschitz_bound", _signal_strategy(),
                             _signal_prop(lambda lam, d: lam), examples=(300, 3000)),),
     planted=(Planted("p3", "bound λ/d", sampling.forall(
-        "p3", _signal_strategy(), _signal_prop(lambda lam, d: lam / d), examples=(300, 3000))),),
+        "p3", _signal_strategy(), _signal_prop(lambda lam, d: lam / d), examples=(300, 3000))),
+             near_miss("p4", "near miss: bound 0.97λ (3% tighter; λ is attained)", sampling.forall(
+                 "p4", _signal_strategy(), _signal_prop(lambda lam, d: 0.97 * lam), examples=(300, 3000)),
+                 margin=lambda d: (d["difference_over_lambda"] - 0.97, f"at the shrunk witness the sums differ by "
+                                   f"{d['difference_over_lambda']:.4f}λ > 0.97λ") if "difference_over_lambda" in d else None)),
 )
 
 
@@ -306,12 +311,14 @@ def _lem2_sym(g_form=None, gp_form=None):
     ))
 
 
-def _lem2_int_prop(b):
+def _lem2_int_prop(b, k=1):
+    """``k``: the planted constant in Φ² ≥ k·gφ (k = 1 is the statement)."""
     with mpmath.workdps(30):
         gb, gp, ph = mm.g_mp(b), mpmath.ncdf(b), mpmath.npdf(b)
-        logconcave = gp ** 2 - gb * ph  # (g/g')' = (Φ² − gφ)/Φ² >= 0
+        logconcave = gp ** 2 - k * gb * ph  # (g/g')' = (Φ² − gφ)/Φ² >= 0
         ok = gb > 0 and 0 < gp < 1 and logconcave >= 0
-        return bool(ok), {"g": float(gb), "g_prime": float(gp), "Phi2_minus_g_phi": float(logconcave)}
+        return bool(ok), {"g": float(gb), "g_prime": float(gp), "Phi2_minus_g_phi": float(logconcave),
+                          "Phi2_over_g_phi": float(gp ** 2 / (gb * ph))}
 
 
 LEM2 = Claim(
@@ -329,6 +336,11 @@ LEM2 = Claim(
         Planted("p1", "g(b) = φ(b) − bΦ(b)",
                 _lem2_sym(g_form=lambda: S()["phi"] - S()["b"] * S()["Phi"])),
         Planted("p2", "g' = φ", _lem2_sym(gp_form=lambda: S()["phi"])),
+        near_miss("p3", "near miss: Φ² ≥ 1.03·gφ on [-8, 8] (log-concavity with 3% to spare)",
+                  sampling.forall("log_concavity_1_03", st.floats(-8, 8), lambda b: _lem2_int_prop(b, mpmath.mpf("1.03")),
+                                  examples=(200, 2000)),
+                  margin=lambda d: (1.03 - d["Phi2_over_g_phi"], f"at the shrunk witness Φ²/(gφ) = "
+                                    f"{d['Phi2_over_g_phi']:.5f} < 1.03") if "Phi2_over_g_phi" in d else None),
     ),
     notes="The identities are exact (sympy); positivity, g' ∈ (0, 1) and the log-concavity "
           "Φ² ≥ gφ are sampled at 30 digits on [-8, 8] (supported).",
