@@ -1309,7 +1309,12 @@ THM3_ENVELOPE = Claim(
     checks=(_thm3_forall("envelope_every_step", "envelope"),
             sampling.witness("paper_point_delta_half", (0.5, 1.0, 200), _envelope_point(1 / 200))),
     planted=(Planted("p1", "γ with ½ in place of 1/200 (fails at t = 1, δ = ½, A₀ = 1, d = 200)",
-                     sampling.witness("p1", (0.5, 1.0, 200), _envelope_point(1 / 2))),),
+                     sampling.witness("p1", (0.5, 1.0, 200), _envelope_point(1 / 2))),
+             near_miss("p2", "near miss: γ with 0.34 in place of 1/200 (5% above the largest factor, ≈ 0.324, "
+                       "for which the envelope holds at t = 1 at the paper point)",
+                       sampling.witness("p2", (0.5, 1.0, 200), _envelope_point(0.34)),
+                       margin=lambda d: (abs(d["A1"]) - d["envelope_t1"], f"|A_1| = {abs(d['A1']):.5f} > "
+                                         f"|A_0|e^(−γ) = {d['envelope_t1']:.5f}") if "A1" in d else None)),
 )
 
 
