@@ -109,7 +109,8 @@ def _eq10_runs(ctx):
     return out
 
 
-def _eq10_traj(ctx):
+def _eq10_traj(ctx, lower_factor: float = 1.0):
+    """``lower_factor``: the planted lower sandwich constant (1 is the statement)."""
     rows = []
     ok = True
     skipped = 0   # runs outside the statement's scope (not converged, or some |s_k| ≥ 1)
@@ -122,7 +123,7 @@ def _eq10_traj(ctx):
             lo, hi = lanes.sum_grad_curv[i]
             g = lanes.gain[i].sum()
             hi = hi / (1 - m * m)
-            good = lo * (1 - 1e-9) <= g <= hi * (1 + 1e-9)
+            good = lower_factor * lo * (1 - 1e-9) <= g <= hi * (1 + 1e-9)
             ok &= good
             rows.append({"b": b, "gamma": float(lanes.gammas[i]), "lower": float(lo), "gain_l1": float(g),
                          "upper": float(hi), "position": float((g - lo) / (hi - lo)) if hi > lo else 0.0})
@@ -133,7 +134,8 @@ def _eq10_traj(ctx):
                    f"{len(rows)} E1 runs (GD: .gd; SGD b=1: .batch, per run): lower ≤ ‖Gain‖₁ ≤ upper; "
                    f"relative position inside the sandwich ∈ [{min(r['position'] for r in rows):.3f}, "
                    f"{max(r['position'] for r in rows):.3f}]; {skipped} runs skipped (not converged or "
-                   f"some |s_k| ≥ 1)", runs=rows[:12], count=len(rows), skipped=skipped)
+                   f"some |s_k| ≥ 1)", runs=rows[:12], count=len(rows), skipped=skipped,
+                   min_gain_over_lower=min(r["gain_l1"] / r["lower"] for r in rows), lower_factor=lower_factor)
 
 
 def _grad_curv_prop(case):
@@ -186,7 +188,11 @@ EQ10 = Claim(
         Check("sandwich_on_runs", _eq10_traj, "TRAJ"),
     ),
     planted=(Planted("p1", "‖Gain_γ‖₁ ≍ γ Σ_k L(β_k) (wrong power of γ)",
-                     Check("p1_power", _eq10_planted, "RATE")),),
+                     Check("p1_power", _eq10_planted, "RATE")),
+             near_miss("p2", "near miss: ‖Gain‖₁ ≥ 1.01 × the lower sandwich (just above the measured worst case)",
+                       Check("p2_lower_1_01", lambda ctx: _eq10_traj(ctx, 1.01), "TRAJ"),
+                       margin=lambda d: (1.01 - d["min_gain_over_lower"], f"smallest ‖Gain‖₁/lower = "
+                                         f"{d['min_gain_over_lower']:.5f} < 1.01") if "min_gain_over_lower" in d else None)),
 )
 
 
