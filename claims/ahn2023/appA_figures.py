@@ -12,6 +12,7 @@ import numpy as np
 from verify import Claim, Figure, Planted, Status
 from verify.asymptotic import rate
 from verify.claim import Check, Context, Evidence, outcome
+from verify.nearmiss import near_miss, relative
 from verify import dynamics
 
 from claims.ahn2023 import PAPER
@@ -153,7 +154,10 @@ FIG9_EOS = Claim(
     expect="supported",
     status="empirical",
     checks=(Check("three_phases", _fig9_eos, "TRAJ"),),
-    planted=(Planted("p2", "y_∞² ≈ 27 = y0² − x0² (within 5%)", _fig9_close("p2", (3.0, 6.0), 27.0, 0.05)),),
+    planted=(Planted("p2", "y_∞² ≈ 27 = y0² − x0² (within 5%)", _fig9_close("p2", (3.0, 6.0), 27.0, 0.05)),
+             near_miss("p3", "near miss: y_∞² ≈ 7.2 = 0.9·(2/η) (within 5%; two tolerances below 8)",
+                       _fig9_close("p3", (3.0, 6.0), 7.2, 0.05),
+                       margin=lambda d: relative(d["y_inf2"], d["claimed"], d["tolerance"], "y_inf^2"))),
 )
 
 
@@ -308,7 +312,10 @@ FIG11_LEFT = Claim(
     notes=f"Fit on η <= e^-{K_FIT:g} (k step 1/2 quick, 1/4 full); tolerance {TAU}.",
     checks=(combine("slopes", {k: _thm2_rate(k, fast_exponent(beta_of(k)), "equal") for k in LEFT_KEYS}, "RATE"),),
     planted=(Planted("p1", "slope 1/β", combine("p1", {
-        k: rate(k, measure(k, GAP), 1.0 / beta_of(k), TAU) for k in LEFT_KEYS}, "RATE")),),
+        k: rate(k, measure(k, GAP), 1.0 / beta_of(k), TAU) for k in LEFT_KEYS}, "RATE")),
+             near_miss("p2", "near miss: slope 1/(β − 1) + 2.5τ", combine("p2", {
+                 k: rate(k, measure(k, GAP), fast_exponent(beta_of(k)) + 2.5 * TAU, TAU) for k in LEFT_KEYS},
+                 "RATE"), wrong=LEFT_KEYS)),
     figures=(Figure("fig11_gap_and_bounce_length", _draw_fig11),),
 )
 
@@ -324,5 +331,8 @@ FIG11_RIGHT = Claim(
     notes="T := #{t : y_t² > 2/η}; η ∈ [e^-5, e^-2] (quick budget: ℓ_{4/3} to e^-4); tolerance 0.1.",
     checks=(combine("slopes", {k: _rem3_rate(k) for k in RIGHT_KEYS}, "RATE"),),
     planted=(Planted("p2", "slope −2 for β < 2", combine("p2", {
-        k: _rem3_rate(k, -2.0) for k in ("beta=4/3", "beta=3/2")}, "RATE")),),
+        k: _rem3_rate(k, -2.0) for k in ("beta=4/3", "beta=3/2")}, "RATE")),
+             near_miss("p3", "near miss: slope p + 1/4 (2.5τ shallower than predicted)", combine("p3", {
+                 k: _rem3_rate(k, _rem3_law(beta_of(k))[0] + 0.25) for k in ("beta=4/3", "beta=3/2", "beta=4")},
+                 "RATE"), wrong=("beta=4/3", "beta=3/2", "beta=4"))),
 )

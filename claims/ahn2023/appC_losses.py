@@ -26,6 +26,7 @@ from claims.ahn2023._sec2_common import beta_constants, beta_loss, losses
 from claims.ahn2023.sec2_basics import A2P_INPUTS, a2plus_property
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.nearmiss import near_miss
 
 MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
 SYMPY = types.SimpleNamespace(tanh=sp.tanh, sqrt=sp.sqrt, cosh=sp.cosh, num=sp.Integer)
@@ -172,6 +173,17 @@ def _excess_property(args):
         return bool(ok), {"loss": str(loss), "l(s)-l(0)": mpmath.nstr(e, 10)}
 
 
+def _local_quadratic_growth(args, coef="0.515"):
+    """Planted near miss: ℓ(s) − ℓ(0) >= coef·s² on 0 < |s| <= 1 (ℓ''(0)/2 = 1/2 is the sharp value)."""
+    loss, sv = args
+    if sv == 0 or abs(sv) > 1:
+        return sampling.SKIP
+    with mpmath.workdps(50):
+        e = loss.excess(sv)
+        ratio = e / mpmath.mpf(sv) ** 2
+        return bool(ratio >= mpmath.mpf(coef)), {"loss": str(loss), "excess_over_s2": float(ratio)}
+
+
 def _quadratic_growth(args):
     loss, sv = args
     with mpmath.workdps(50):
@@ -201,7 +213,13 @@ LEM5_MIN = Claim(
     ),
     planted=(Planted("p3", "ℓ(s) ≥ ℓ(0) + s²/2 for all s (quadratic growth; false for 1-Lipschitz ℓ)",
                      sampling.forall("quadratic_growth", st.tuples(losses(), _svals), _quadratic_growth,
-                                     examples=(150, 1500))),),
+                                     examples=(150, 1500))),
+             near_miss("p4", "near miss: ℓ(s) ≥ ℓ(0) + 0.515 s² on |s| <= 1 (3% above ℓ''(0)/2)",
+                       sampling.forall("local_quadratic_growth", st.tuples(losses(), st.floats(-1, 1)),
+                                       _local_quadratic_growth, examples=(150, 1500)),
+                       margin=lambda d: (0.515 - d["excess_over_s2"], f"at the shrunk witness "
+                                         f"(ℓ(s) − ℓ(0))/s² = {d['excess_over_s2']:.6f} < 0.515")
+                       if "excess_over_s2" in d else None)),
 )
 
 a4, a6, acoef = sp.symbols("a4 a6 a", real=True)
@@ -242,6 +260,15 @@ def _nec_family_certified(ctx):
                    members=37, ratio_le_1_near_0_for_a=holds, prec_bits=sorted(precs))
 
 
+_u = sp.Symbol("u", positive=True)
+
+
+def _ratio_jet_over_s_beta():
+    """(ℓ'(s)/s − 1)/s^β on the even 6-jet with β = 2 − u < 2: its limit at 0+ is 0."""
+    loss = S**2 / 2 + a4 * S**4 / 24 + a6 * S**6 / 720
+    return sp.limit((sp.diff(loss, S) / S - 1) / S ** (2 - _u), S, 0, "+")
+
+
 LEM5_NEC = Claim(
     id="ahn2023.lem5.nec",
     source=PAPER.at("Lemma 5, App. C"),
@@ -255,11 +282,18 @@ LEM5_NEC = Claim(
         symbolic.identity("sqrt_fourth_derivative", lambda: _d4_at_0(_l_sqrt(S)), -3),
         symbolic.identity("ratio_expansion", _jet_ratio_limit, lambda: a4 / 6),
         symbolic.identity("family_fourth_derivative", lambda: _fourth_family, lambda: 6 * acoef - 2),
+        # β ≥ 2 for every C⁴ loss: with β = 2 − u (u > 0), (ℓ'(s)/s − 1)/s^β → 0, while (A2) needs
+        # it <= −c < 0 for small s (symbolic u and jet coefficients a4, a6)
+        symbolic.identity("beta_below_2_impossible", _ratio_jet_over_s_beta, 0,
+                          why="(ℓ'(s)/s − 1)/s^{2−u} → 0 as s → 0+ for every u > 0, a4, a6"),
         _nec_family_certified,
     ),
     planted=(Planted("p4", "ℓ⁽⁴⁾(0) ≥ 0 (wrong sign; ℓ_rsym has −2)",
                      symbolic.truth("rsym_fourth_nonneg", lambda: sp.Ge(_d4_at_0(_l_rsym(S)), 0))),),
-    notes="Derived corollary: a C⁴ loss satisfies (A2) only with β ≥ 2. The proof's pointwise claim "
+    notes="Scope of `proved`: every even C⁴ loss through its jet with symbolic coefficients (a4, a6; "
+          "β symbolic as 2 − u in beta_below_2_impossible); the o(s²) remainder is Taylor's theorem "
+          "for ℓ ∈ C⁴ (not machine-checked). "
+          "Derived corollary: a C⁴ loss satisfies (A2) only with β ≥ 2. The proof's pointwise claim "
           "'ℓ''' ≤ 0 on (0, ε)' does not follow from an integral bound (§7 N6); the conclusion does. "
           "Proved: the coefficient a4/6 of s² in ℓ'(s)/s is exact on the even jet (sympy); the remainder "
           "o(s²) is Taylor's theorem for ℓ ∈ C⁴ (not machine-checked). The tanh(s + as³) family is an "
@@ -404,6 +438,28 @@ def _eq9_lhs(loss_of):
     return sp.diff(loss_of(S), S) / S
 
 
+_fprime = sp.Function("lprime")   # ℓ', an unspecified C² function (ℓ ∈ C³)
+_s_real, _r_real = sp.symbols("s r", real=True)
+
+
+def _eq9_general_difference():
+    """G(s) = ℓ'(s) − s − ∫₀^s (s − r) ℓ‴(r) dr for an unspecified ℓ' (s·(lhs − rhs) of eq. (9))."""
+    f = _fprime
+    return f(_s_real) - _s_real - sp.Integral((_s_real - _r_real) * sp.diff(f(_r_real), _r_real, 2),
+                                              (_r_real, 0, _s_real))
+
+
+def _eq9_general_derivative(curvature=1):
+    """G'(s) by Leibniz' rule, with the hypothesis ℓ''(0) = 1 substituted: identically 0."""
+    dG = sp.diff(_eq9_general_difference(), _s_real).doit()
+    return dG.subs(sp.Subs(sp.Derivative(_fprime(_r_real), _r_real), _r_real, 0), curvature)
+
+
+def _eq9_general_at_0():
+    """G(0) with the hypothesis ℓ'(0) = 0 substituted: 0."""
+    return _eq9_general_difference().subs(_s_real, 0).doit().subs(_fprime(0), 0)
+
+
 EQ9 = Claim(
     id="ahn2023.eq9",
     source=PAPER.at("eq. (9), App. C"),
@@ -412,8 +468,13 @@ EQ9 = Claim(
     hypotheses=(r"\ell\in C^3\text{ near }0", r"\ell'(0)=0", r"\ell''(0)=1"),
     status="theorem", expect="proved",
     uses=("ahn2023.lem5.min",),
-    checks=tuple(symbolic.identity(f"on_{name}", (lambda f=f: _eq9_lhs(f)), (lambda f=f: _eq9_rhs(f)))
-                 for name, f in (("rsym", _l_rsym), ("sqrt", _l_sqrt), ("polynomial_family", _poly_loss))),
+    checks=(
+        # the statement for every C³ loss: G(s) = s(lhs − rhs) has G(0) = 0 and G' ≡ 0
+        symbolic.identity("general_C3_derivative", _eq9_general_derivative, 0,
+                          why="d/ds[ℓ'(s) − s − ∫₀^s (s−r)ℓ‴(r)dr] = ℓ''(0) − 1 = 0 for an unspecified ℓ'"),
+        symbolic.identity("general_C3_at_0", _eq9_general_at_0, 0, why="G(0) = ℓ'(0) = 0"),
+    ) + tuple(symbolic.identity(f"on_{name}", (lambda f=f: _eq9_lhs(f)), (lambda f=f: _eq9_rhs(f)))
+              for name, f in (("rsym", _l_rsym), ("sqrt", _l_sqrt), ("polynomial_family", _poly_loss))),
     planted=(
         Planted("p1", "kernel (s − r)²/2 (ℓ = ℓ_rsym)",
                 symbolic.identity("on_rsym", lambda: _eq9_lhs(_l_rsym),
@@ -421,8 +482,14 @@ EQ9 = Claim(
         Planted("p2", "the factor 1/s missing (ℓ = ℓ_rsym)",
                 symbolic.identity("on_rsym", lambda: _eq9_lhs(_l_rsym),
                                   lambda: _eq9_rhs(_l_rsym, with_inv_s=False))),
+        Planted("p3", "the general identity with ℓ''(0) = 2 (the normalisation ℓ''(0) = 1 dropped)",
+                symbolic.identity("general_C3_derivative", lambda: _eq9_general_derivative(2), 0)),
     ),
-    notes="The polynomial family has symbolic coefficients a3, a4, a5 (ℓ'(0) = 0, ℓ''(0) = 1).",
+    notes="Proved for every C³ loss: with ℓ' an unspecified sympy function, G(s) = ℓ'(s) − s − "
+          "∫₀^s (s − r)ℓ‴(r)dr has G'(s) = ℓ''(0) − 1 = 0 (Leibniz' rule, sympy) and G(0) = ℓ'(0) = 0, "
+          "so G ≡ 0 near 0 (a function with zero derivative on an interval is constant — the one step "
+          "not machine-checked) and eq. (9) is G(s)/s = 0 for s ≠ 0. The instances ℓ_rsym, ℓ_sqrt and "
+          "the polynomial family (symbolic a3, a4, a5) are kept as cross-checks.",
 )
 
 # ============================================================================ Example 1
@@ -671,6 +738,19 @@ def _beta_ratio_bounds(args):
         return bool(ok_a1 and ok_ratio and ok_branch), data
 
 
+def _beta_a2_scaled(args, factor="1.03"):
+    """Planted near miss: (A2) for ℓ_β with factor·c_β on 0 < s <= c_β (inner branch: an identity)."""
+    b, frac_ = args
+    with mpmath.workdps(50):
+        loss = beta_loss(b)
+        c, _ = beta_constants(b)
+        sv = c * mpmath.mpf(frac_)
+        if sv == 0:
+            return sampling.SKIP
+        lhs, rhs = loss.one_minus_ratio(sv), mpmath.mpf(factor) * c * sv**b
+        return bool(lhs >= rhs), {"beta": b, "deficit_ratio": float(lhs / rhs)}
+
+
 def _beta_shifted_lipschitz(args):
     """With c' = c_β·β/(β+1) (exponent β+1) the inner branch exceeds 1 near r_β: not 1-Lipschitz."""
     b, frac_ = args
@@ -701,6 +781,27 @@ def _beta2_a2_rhs(v):
 
 _beta2_ratio.__name__, _beta2_a2_rhs.__name__ = "l_2'(s)/s", "1 - (4/27) s^2"
 
+_b1 = 1 + _u   # β = 1 + u > 1, symbolic
+
+
+def _ex1_beta_all_beta_gt_1():
+    """The inequalities behind ex1.beta, for every β > 1 (β = 1 + u, u > 0 symbolic)."""
+    c, r_b = (1 / (_b1 + 1)) * (_b1 / (_b1 + 1)) ** _b1, (_b1 + 1) / _b1
+    return symbolic.all_of("all_beta_gt_1", (
+        symbolic.truth("c_beta_positive", lambda: sp.Gt(c, 0)),
+        symbolic.truth("r_beta_above_1", lambda: sp.Gt(r_b, 1), why="r_β = 1 + 1/β > 1: beyond r_β, ℓ'(s)/s = 1/s < 1"),
+        # c_β(β+1) = (β/(β+1))^β < 1  <=>  β·log(β/(β+1)) < 0: so c_β < 1/(β+1) < 1 < r_β
+        symbolic.truth("c_beta_below_1_over_beta_plus_1", lambda: sp.Lt(_b1 * sp.log(_b1 / (_b1 + 1)), 0),
+                       why="log(c_β(β+1)) = β log(β/(β+1)) < 0, so |s| <= c_β stays on the inner branch"),
+        symbolic.truth("inner_curvature_non_increasing",
+                       lambda: sp.Le(sp.diff(1 - (_b1 + 1) * c * S ** _b1, S), 0),
+                       why="ℓ'' = 1 − (β+1)c_β s^β decreases on (0, r_β) to 0 at r_β (C1_at_r_beta): convex, "
+                           "and ℓ' rises to ℓ'(r_β) = 1 (continuity_at_r_beta): 1-Lipschitz"),
+        symbolic.truth("inner_ratio_le_1", lambda: sp.Ge(c * S ** _b1, 0),
+                       why="inner branch ℓ'(s)/s = 1 − c_β s^β <= 1"),
+    ))
+
+
 EX1_BETA = Claim(
     id="ahn2023.ex1.beta",
     source=PAPER.at("App. C, Example 1"),
@@ -716,6 +817,7 @@ EX1_BETA = Claim(
         symbolic.identity("C1_at_r_beta", lambda: _beta_identity(
             (lambda c, r: 1 - (beta + 1) * c * r**beta)(*_beta_sym())), 0, domain={"beta": (1.01, 20)}),
         symbolic.identity("inner_branch_ratio", lambda: (S * (1 - _c_sym * S**beta)) / S, lambda: 1 - _c_sym * S**beta),
+        _ex1_beta_all_beta_gt_1(),
         sampling.forall("A1_ratio_branch", st.tuples(_betas, st.floats(0.0, 1.0)), _beta_ratio_bounds,
                         examples=(200, 2000),
                         describe="ℓ_β'' >= 0, |ℓ_β'| <= 1, r <= 1, c_β < min(1, r_β), c_β <= 1/(β+1)"),
@@ -729,8 +831,17 @@ EX1_BETA = Claim(
         Planted("p2", "c_β with exponent β + 1: ℓ_β' exceeds 1 near r_β (not 1-Lipschitz, not C¹ at r_β)",
                 sampling.forall("shifted_c_lipschitz", st.tuples(_betas, st.floats(0.5, 1.0)),
                                 _beta_shifted_lipschitz, examples=(100, 1000))),
+        near_miss("p3", "near miss: (A2) with 1.03·c_β (the constant 3% too large)",
+                  sampling.forall("A2_with_1_03_c_beta", st.tuples(_betas, st.floats(0.0, 1.0)), _beta_a2_scaled,
+                                  examples=(100, 1000)),
+                  margin=lambda d: (1 - d["deficit_ratio"], f"at the shrunk witness (1 − ℓ'(s)/s)/(1.03c_β s^β) = "
+                                    f"{d['deficit_ratio']:.5f} < 1") if "deficit_ratio" in d else None),
     ),
-    notes="On |s| <= c_β the inner branch applies (c_β <= 1/(β+1) < 1 < r_β, checked), where "
+    notes="all_beta_gt_1 proves the inequalities for every β > 1 with β symbolic (β = 1 + u, u > 0); "
+          "with the two identities at r_β they give (A1) and (A2) for the whole family. The verdict "
+          "stays `supported` only because the sampled and certified cross-checks are combined with the "
+          "proof by the weakest-check rule (engine roles, issue 10 item 5, will let the proof decide). "
+          "On |s| <= c_β the inner branch applies (c_β <= 1/(β+1) < 1 < r_β, checked), where "
           "ℓ_β'(s)/s = 1 − c_β|s|^β holds as an identity; c_ℓ = c_β ∧ r_β = c_β (§7 F11). Stays "
           "supported: the family β ∈ (1, 20] is sampled (50 digits); only β = 2 is certified in arb, "
           "on the compact [c_2, 10] (beyond r_2 the ratio is 1/s). #p1 is refuted by a certified "
@@ -813,7 +924,7 @@ def _beta_a3_property(args, factor=1):
         lhs, rhs = loss.one_minus_ratio(sv), c * factor * sv**b
         tol = mpmath.mpf(10) ** -45 * rhs
         return bool(lhs <= rhs + tol), {"beta": b, "s": mpmath.nstr(sv, 12), "1-r": mpmath.nstr(lhs, 12),
-                                        "C|s|^beta": mpmath.nstr(rhs, 12)}
+                                        "C|s|^beta": mpmath.nstr(rhs, 12), "lhs_over_rhs": float(lhs / rhs)}
 
 
 EX1_BETA_A3 = Claim(
@@ -833,7 +944,12 @@ EX1_BETA_A3 = Claim(
     ),
     planted=(Planted("p1", "C = c_β/2",
                      sampling.forall("A3_half_c_beta", st.tuples(_betas, st.floats(0.01, 1.0)),
-                                     lambda a_: _beta_a3_property(a_, sp.Rational(1, 2)), examples=(100, 1000))),),
+                                     lambda a_: _beta_a3_property(a_, sp.Rational(1, 2)), examples=(100, 1000))),
+             near_miss("p2", "near miss: C = 0.97·c_β (the sharp constant 3% too small)",
+                       sampling.forall("A3_0_97_c_beta", st.tuples(_betas, st.floats(0.01, 1.0)),
+                                       lambda a_: _beta_a3_property(a_, sp.Rational(97, 100)), examples=(100, 1000)),
+                       margin=lambda d: (d["lhs_over_rhs"] - 1, f"at the shrunk witness (1 − ℓ'(s)/s)/(0.97c_β s^β) = "
+                                         f"{d['lhs_over_rhs']:.5f} > 1") if "lhs_over_rhs" in d else None)),
     notes="g(t) = (t − 1)t^{−β−1} has g'(t) = t^{−β−2}((β+1) − βt): increasing up to r_β, decreasing "
           "after, with g(r_β) = c_β (exact, β symbolic). Inside |s| < r_β equality holds.",
 )

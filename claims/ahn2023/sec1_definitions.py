@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import math
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
 from verify import Claim, Planted, Status
 from verify import asymptotic, sampling
 from verify.claim import check, outcome
+from verify.nearmiss import near_miss, relative
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _mean_model as mm
 from claims.ahn2023 import _network as net
@@ -79,6 +81,11 @@ DEF1 = Claim(
                 _def1_check("p1", signal_target=lambda lam: lam ** 2)),
         Planted("p2", "noise variance 1/d instead of 1",
                 _def1_check("p2", noise_var_target=lambda d: 1.0 / d)),
+        near_miss("p3", "near miss: signal strength E[y x_j] = 1.03λ (3% too strong)",
+                  _def1_check("p3", signal_target=lambda lam: 1.03 * lam),
+                  margin=lambda d: (max(abs(v) for v in d["z_scores"].values()) - d["z_max"],
+                                    f"largest |z| {max(abs(v) for v in d['z_scores'].values()):.1f} vs the "
+                                    f"{d['z_max']}-sigma band") if "z_scores" in d else None),
     ),
     notes="Moments at d = 20, λ = 3 with n = 2·10⁴ (quick) / 2·10⁵ (full) samples.",
 )
@@ -167,13 +174,18 @@ DEF2 = Claim(
         Planted("p2", "∂²f/∂a^±∂b = Σ ReLU(±x + b) (values instead of counts)",
                 _fd_network_check("p2", cross=lambda x, am, ap, b: (
                     lambda F: (F[0], F[1]))(net.features_direct(x, b)))),
+        near_miss("p3", "near miss: ∂f/∂b 1% too large", _fd_network_check("p3", grad_b=lambda x, am, ap, b: (
+            lambda F: 1.01 * (am * F[2] + ap * F[3]))(net.features_direct(x, b))),
+                  margin=lambda d: (d["max_rel_err"] - d["tolerance"], f"largest relative error "
+                                    f"{d['max_rel_err']:.3g} vs tolerance {d['tolerance']:.0e}")
+                  if "max_rel_err" in d else None),
     ),
 )
 
 
 # --------------------------------------------------------------------------- def3: the objective
 
-def _objective_check(name: str, gauss_newton_only: bool = False):
+def _objective_check(name: str, gauss_newton_only: bool = False, hessian_scale: float = 1.0):
     """Gradient and a.e. Hessian of the mean loss against finite differences, and the compiled GD
     (sorted features, numba) against GD written from the definition."""
 
@@ -197,6 +209,7 @@ def _objective_check(name: str, gauss_newton_only: bool = False):
                 sig = 0.5 * (1 + np.tanh(0.5 * z))
                 gf = np.stack([Fm, Fp, am * Nm + ap * Np_], 1)
                 H = np.einsum("i,ij,ik->jk", sig * (1 - sig), gf, gf) / data.n
+            H = hessian_scale * H
             fd_g = np.zeros(3)
             fd_h = np.zeros((3, 3))
             for i in range(3):
@@ -244,7 +257,12 @@ DEF3 = Claim(
     expect="supported",
     checks=(_objective_check("gradient_hessian_and_compiled_gd"),),
     planted=(Planted("p1", "sharpness from the Gauss-Newton part only (drops ℓ'·∇²f)",
-                     _objective_check("p1", gauss_newton_only=True)),),
+                     _objective_check("p1", gauss_newton_only=True)),
+             near_miss("p2", "near miss: the Hessian (hence the sharpness) 1% too large",
+                       _objective_check("p2", hessian_scale=1.01),
+                       margin=lambda d: (max(d["max_rel_err_gradient"], d["max_rel_err_hessian"]) - d["tolerance"],
+                                         f"largest relative error {d['max_rel_err_hessian']:.3g} (Hessian) vs "
+                                         f"tolerance {d['tolerance']:.0e}") if "max_rel_err_hessian" in d else None)),
 )
 
 
@@ -342,12 +360,18 @@ DEF8 = Claim(
     expect="supported",
     checks=(_g_quadrature_check("quadrature_vs_closed_form", lambda b: float(mm.g(b))),),
     planted=(Planted("p1", "g(b) = bΦ(b) (φ term dropped)",
-                     _g_quadrature_check("p1", lambda b: b * float(mm.g_prime(b)))),),
+                     _g_quadrature_check("p1", lambda b: b * float(mm.g_prime(b)))),
+             near_miss("p2", "near miss: g(b) = φ(b) + bΦ(b) + 3·10⁻¹⁰ (three tolerances off)",
+                       _g_quadrature_check("p2", lambda b: float(mm.g(b)) + 3e-10),
+                       margin=lambda d: (d["max_abs_err"] - d["tolerance"], f"largest |quadrature − "
+                                         f"formula| {d['max_abs_err']:.3g} vs tolerance {d['tolerance']:.0e}")
+                       if "max_abs_err" in d else None)),
     uses=("ahn2023.lem2",),
 )
 
 
-def _kappa_sign_check(name: str, negative: bool = True):
+def _kappa_sign_check(name: str, negative: bool = True, slope: float | None = None):
+    """κ < 0 on b < 0 (and κ' = g/g'); ``slope``: the planted bound κ(b) <= slope·b instead."""
     def prop(b):
         k = mm.kappa(b)
         # κ' = g/g' (fundamental theorem) checked by a central difference on the same quadrature
@@ -355,7 +379,9 @@ def _kappa_sign_check(name: str, negative: bool = True):
         deriv = (mm.kappa(b + h) - mm.kappa(b - h)) / (2 * h)
         ok_d = abs(deriv - float(mm.g(b) / mm.g_prime(b))) <= 1e-6 * (1 + abs(deriv))
         ok_s = (k < 0) if negative else (k >= 0)
-        return ok_s and ok_d, {"kappa": k, "kappa_prime_fd": deriv}
+        if slope is not None:
+            ok_s = k <= slope * b
+        return ok_s and ok_d, {"kappa": k, "kappa_prime_fd": deriv, "kappa_over_b": k / b}
     return sampling.forall(name, st.floats(-6.0, -1e-3), prop, examples=(40, 300), kind="INT")
 
 
@@ -367,7 +393,11 @@ DEF9 = Claim(
     uses=("ahn2023.lem2",),
     expect="supported",
     checks=(_kappa_sign_check("kappa_negative_and_derivative"),),
-    planted=(Planted("p1", "κ(b) >= 0 for b < 0", _kappa_sign_check("p1", negative=False)),),
+    planted=(Planted("p1", "κ(b) >= 0 for b < 0", _kappa_sign_check("p1", negative=False)),
+             near_miss("p2", "near miss: κ(b) <= 0.83·b for b < 0 (4% beyond κ(b)/b <= √(2/π) = 0.798)",
+                       _kappa_sign_check("p2", slope=0.83),
+                       margin=lambda d: (0.83 - d["kappa_over_b"], f"at the witness κ(b)/b = "
+                                         f"{d['kappa_over_b']:.4f} < 0.83") if "kappa_over_b" in d else None)),
 )
 
 
@@ -396,6 +426,40 @@ def _mm_precision(ctx):
     return outcome(status, f"float64 (numpy and numba lanes) vs 40-digit mpmath over {steps} steps: "
                    f"max |Δb| = {worst:.2e} (tolerance {tol})", runs=out, dps=40, steps=steps,
                    tolerance=tol)
+
+
+def _eq5_from_the_statement(A0, eta, d, steps, coef=2, dps=30):
+    """Eq. (5) written from the statement at ``dps`` digits (no helper code): ℓ_sym' = ½tanh(·/2),
+    g = φ + bΦ, g' = Φ; returns b_steps."""
+    with mpmath.workdps(dps):
+        A, b = mpmath.mpf(A0), mpmath.mpf(0)
+        eta, d = mpmath.mpf(eta), mpmath.mpf(d)
+        for _ in range(steps):
+            gb = mpmath.npdf(b) + b * mpmath.ncdf(b)
+            lp = mpmath.tanh(A * gb / 2) / 2
+            A, b = A - coef * d ** 2 * eta * lp * gb, b - eta * lp * A * mpmath.ncdf(b)
+        return b
+
+
+def _def10_helper_tie(name: str, coef=2):
+    """The compiled lanes every §3 claim uses (``mean_model_final``) against eq. (5) as printed."""
+    @check(name, "TRAJ")
+    def run(ctx):
+        steps, rows, worst = ctx.pick(150, 600), {}, 0.0
+        for c, d, A0 in ((10.0, 50, 1.0), (6.0, 100, -2.0)):
+            eta = c * math.pi / d ** 2
+            _, bl, _, _ = mm.mean_model_final(np.array([A0]), np.array([eta]), np.array([float(d)]),
+                                              max_steps=steps, a_tol=0.0)
+            ref = float(_eq5_from_the_statement(A0, eta, d, steps, coef))
+            err = abs(float(bl[0]) - ref)
+            worst = max(worst, err)
+            rows[f"c={c},d={d},A0={A0}"] = {"b_helper": float(bl[0]), "b_statement": ref, "abs_diff": err}
+        tol = 1e-9
+        return outcome(Status.SUPPORTED if worst <= tol else Status.REFUTED,
+                       f"mean-model helper (numba lanes) vs eq. (5) written from the statement "
+                       f"({coef}d² in the A-step, 30 digits), {steps} steps: max |Δb| = {worst:.2e} "
+                       f"(tolerance {tol})", runs=rows, max_abs_diff=worst, tolerance=tol, steps=steps)
+    return run
 
 
 def _frozen_check(name: str, moves: bool = False):
@@ -428,9 +492,14 @@ DEF10 = Claim(
     hypotheses=(r"A_0 = d(a^-_0 + a^+_0) \ne 0 (§7 F1)",),
     uses=("ahn2023.def8", "ahn2023.fact6"),
     expect="supported",
-    checks=(_mm_precision, _frozen_check("zero_start_is_frozen")),
+    checks=(_mm_precision, _frozen_check("zero_start_is_frozen"),
+            _def10_helper_tie("helper_is_eq5_as_printed")),
     planted=(Planted("p1", "with a⁻₀ + a⁺₀ = 0 (the extraction's reading) the bias moves",
-                     _frozen_check("p1", moves=True)),),
+                     _frozen_check("p1", moves=True)),
+             near_miss("p2", "near miss: the A-step with 2.02d² (1% off) — the helper must tell it from (5)",
+                       _def10_helper_tie("p2", coef=2.02),
+                       margin=lambda d: (d["max_abs_diff"] - d["tolerance"], f"largest |Δb| {d['max_abs_diff']:.3g} "
+                                         f"vs tolerance {d['tolerance']:.0e}") if "max_abs_diff" in d else None)),
 )
 
 
@@ -480,5 +549,7 @@ DEF11 = Claim(
         _flow_converges,
     ),
     planted=(Planted("p1", "(5) approximates (6) to second order in η",
-                     asymptotic.rate("p1", _flow_limit_series, exponent=2.0, tol=0.2)),),
+                     asymptotic.rate("p1", _flow_limit_series, exponent=2.0, tol=0.2)),
+             near_miss("p2", "near miss: |b_T^MM − b^GF(T)| = O(η^{1.5}) (exponent off by 2.5τ)",
+                       asymptotic.rate("p2", _flow_limit_series, exponent=1.5, tol=0.2))),
 )

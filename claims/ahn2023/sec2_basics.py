@@ -19,6 +19,7 @@ from claims.ahn2023 import PAPER
 from claims.ahn2023._sec2_common import HUB, RSYM, SQRT, Loss, beta_loss, gd_run, losses
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.nearmiss import near_miss
 
 x, y, z, s = sp.symbols("x y z s", real=True)
 eta, delta, m, a = sp.symbols("eta delta m a", positive=True)
@@ -189,6 +190,13 @@ def _hub_pieces_c1(outer_const):
                        sp.diff(inner, s).subs(s, 1) - sp.diff(outer, s).subs(s, 1)]).norm())
 
 
+_pos, _neg = sp.Symbol("s", positive=True), sp.Symbol("s", negative=True)
+
+
+def _hub_def(v):
+    return sp.Piecewise((v**2 / 2, sp.Abs(v) <= 1), (sp.Abs(v) - sp.Rational(1, 2), True))
+
+
 DEF5_HUB = Claim(
     id="ahn2023.def5.hub",
     source=PAPER.at("App. C, Example 1"),
@@ -198,10 +206,22 @@ DEF5_HUB = Claim(
     status="theorem", expect="proved",
     checks=(
         symbolic.identity("pieces_join_C1_at_1", lambda: _hub_pieces_c1(sp.Rational(1, 2)), 0),
+        # ℓ' on the whole line: each piece on the interior of its region, the junctions at ±1 above
+        # (and at −1 by evenness: the definition depends on |s| only)
+        symbolic.identity("inner_piece_derivative", lambda: sp.diff(s**2 / 2, s), lambda: s,
+                          why="|s| < 1: ℓ_Hub' = s"),
+        symbolic.identity("outer_piece_derivative_positive",
+                          lambda: sp.diff(sp.Abs(_pos) - sp.Rational(1, 2), _pos), 1, why="s > 1: ℓ_Hub' = 1 = sgn s"),
+        symbolic.identity("outer_piece_derivative_negative",
+                          lambda: sp.diff(sp.Abs(_neg) - sp.Rational(1, 2), _neg), -1, why="s < −1: ℓ_Hub' = −1 = sgn s"),
+        symbolic.identity("even", lambda: _hub_def(-s), lambda: _hub_def(s)),
         symbolic.identity("derivative_matches_definition", lambda: sp.diff(
             sp.Piecewise((s**2 / 2, sp.Abs(s) <= 1), (sp.Abs(s) - sp.Rational(1, 2), True)), s).subs(s, 3),
             1),
     ),
+    notes="Proved on the whole line: the derivative of each piece on the open region where it applies "
+          "(|s| < 1; s > 1 and s < −1 with |s| = ±s), and at the junctions s = ±1 the values and the "
+          "one-sided slopes agree (pieces_join_C1_at_1, evenness), so ℓ_Hub ∈ C¹ with the stated ℓ'.",
     planted=(Planted("p6", "outer piece |s| − 1 (value jumps at |s| = 1)",
                      symbolic.identity("pieces_join_C1_at_1", lambda: _hub_pieces_c1(1), 0)),),
 )
@@ -250,13 +270,24 @@ DEF5_BETA = Claim(
 _s_values = st.one_of(st.floats(-50, 50, allow_nan=False), st.floats(-1e-3, 1e-3, allow_nan=False))
 
 
-def _a1_holds(args):
+def _a1_holds(args, lipschitz=1):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
         d, dm, d2 = loss.d(sv), loss.d(-sv), loss.d2(sv)
-        ok = d2 >= 0 and abs(d) <= 1 and d == -dm and (sv == 0 or mpmath.sign(d) == mpmath.sign(sv))
-        return bool(ok), {"loss": str(loss), "d": mpmath.nstr(d, 10), "d2": mpmath.nstr(d2, 10)}
+        ok = d2 >= 0 and abs(d) <= lipschitz and d == -dm and (sv == 0 or mpmath.sign(d) == mpmath.sign(sv))
+        return bool(ok), {"loss": str(loss), "d": mpmath.nstr(d, 10), "d2": mpmath.nstr(d2, 10),
+                          "abs_d": float(abs(d))}
+
+
+def _witness_margin(key: str, bound: float, what: str):
+    """Margin of a forall refutation whose witness records ``key``: how far it exceeds ``bound``."""
+    def margin(data):
+        if key not in data:
+            return None
+        v = float(data[key])
+        return v - bound, f"at the shrunk witness {what} = {v:.6g} > {bound}"
+    return margin
 
 
 DEF6_A1 = Claim(
@@ -279,18 +310,23 @@ DEF6_A1 = Claim(
     ),
     planted=(Planted("p1", "ℓ_sym satisfies (A1) (it has ℓ_sym''(0) = 1/4)",
                      symbolic.identity("sym_curvature_at_0",
-                                       lambda: sp.diff(_l_sym(s), s, 2).subs(s, 0), 1)),),
+                                       lambda: sp.diff(_l_sym(s), s, 2).subs(s, 0), 1)),
+             near_miss("p2", "near miss: the catalogue is 0.97-Lipschitz (|ℓ'| <= 0.97)",
+                       sampling.forall("lipschitz_0_97", st.tuples(losses(), _s_values),
+                                       lambda a_: _a1_holds(a_, lipschitz=0.97), examples=(150, 1500)),
+                       margin=_witness_margin("abs_d", 0.97, "|ℓ'(s)|"))),
     notes="Definition; checked by verifying it on the catalogue losses (ℓ_rsym, ℓ_sqrt, ℓ_Hub, ℓ_β).",
 )
 
 
-def _a2_consequence(args, power=2):
+def _a2_consequence(args, power=2, factor=1):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
         d = loss.d(sv)
-        ok = 0 <= d * sv <= abs(sv) ** power
-        return bool(ok), {"loss": str(loss), "l'(s)s": mpmath.nstr(d * sv, 10)}
+        ok = 0 <= d * sv <= factor * abs(sv) ** power
+        return bool(ok), {"loss": str(loss), "l'(s)s": mpmath.nstr(d * sv, 10),
+                          "ratio_to_s2": float(d * sv / sv ** 2) if sv != 0 else 0.0}
 
 
 def _abs_d_le_s2(args):
@@ -311,16 +347,21 @@ DEF6_A2 = Claim(
                             _a2_consequence, examples=(150, 1500)),),
     planted=(Planted("p1", "(A2) gives |ℓ'(s)| ≤ s² (wrong power)",
                      sampling.forall("abs_derivative_le_s2", st.tuples(losses(), _s_values),
-                                     _abs_d_le_s2, examples=(150, 1500))),),
+                                     _abs_d_le_s2, examples=(150, 1500))),
+             near_miss("p2", "near miss: ℓ'(s)s <= 0.97 s² (constant 3% tighter)",
+                       sampling.forall("consequence_0_97", st.tuples(losses(), _s_values),
+                                       lambda a_: _a2_consequence(a_, factor=0.97), examples=(150, 1500)),
+                       margin=_witness_margin("ratio_to_s2", 0.97, "ℓ'(s)s/s²"))),
 )
 
 
-def _ratio_le_1(args):
+def _ratio_le_1(args, bound=1):
     loss, sv = args
     if sv == 0:
         return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
     with mpmath.workdps(40):
-        return bool(loss.one_minus_ratio(sv) >= 0), {"loss": str(loss)}
+        one_minus = loss.one_minus_ratio(sv)
+        return bool(one_minus >= 1 - bound), {"loss": str(loss), "ratio": float(1 - one_minus)}
 
 
 DEF6_A2INF = Claim(
@@ -334,7 +375,11 @@ DEF6_A2INF = Claim(
     planted=(Planted("p1", "(A1) alone implies (A2) with β = ∞; witness ℓ'(s) = tanh(s + 2s⁵), s = 1/2",
                      certify.constant("a1_loss_ratio_at_half", 2 * sp.tanh(sp.Rational(9, 16)), "<= 1",
                                       why="ℓ'(s) = tanh(s + 2s⁵) (convex, odd, 1-Lipschitz, ℓ''(0) = 1) at "
-                                          "s = 1/2: ℓ'(1/2)/(1/2) = 2 tanh(9/16)")),),
+                                          "s = 1/2: ℓ'(1/2)/(1/2) = 2 tanh(9/16)")),
+             near_miss("p2", "near miss: ℓ'(s)/s <= 0.97 on the catalogue (3% tighter than β = ∞)",
+                       sampling.forall("ratio_le_0_97", st.tuples(losses(), _s_values),
+                                       lambda a_: _ratio_le_1(a_, bound=0.97), examples=(150, 1500)),
+                       margin=_witness_margin("ratio", 0.97, "ℓ'(s)/s"))),
 )
 
 
@@ -391,7 +436,8 @@ def _a3_property(args, factor=1.0):
         # up to the working precision, so allow a relative slack of 10^-(digits-10)
         slack = abs(rhs) * mpmath.mpf(10) ** (10 - digits)
         return bool(lhs <= rhs + slack), {"loss": str(loss), "C": mpmath.nstr(C, 10), "dps": digits,
-                                  "1-r": mpmath.nstr(lhs, 10), "C|s|^beta": mpmath.nstr(rhs, 10)}
+                                  "1-r": mpmath.nstr(lhs, 10), "C|s|^beta": mpmath.nstr(rhs, 10),
+                                  "lhs_over_rhs": float(lhs / rhs) if rhs != 0 else 0.0}
 
 
 A3_LOSSES = st.one_of(st.sampled_from((RSYM, SQRT, beta_loss(1.5), beta_loss(2.0), beta_loss(10.0))),
@@ -408,7 +454,11 @@ DEF6_A3 = Claim(
                             examples=(150, 1500)),),
     planted=(Planted("p1", "the catalogue satisfies (A3) with C/2",
                      sampling.forall("half_C", st.tuples(A3_LOSSES, _s_values),
-                                     lambda a_: _a3_property(a_, 0.5), examples=(150, 1500))),),
+                                     lambda a_: _a3_property(a_, 0.5), examples=(150, 1500))),
+             near_miss("p2", "near miss: (A3) with 0.97·C (the sharp constant 3% too small)",
+                       sampling.forall("C_0_97", st.tuples(A3_LOSSES, _s_values),
+                                       lambda a_: _a3_property(a_, 0.97), examples=(150, 1500)),
+                       margin=_witness_margin("lhs_over_rhs", 1.0, "(1 − ℓ'(s)/s)/(0.97·C|s|^β)"))),
     notes="1 − ℓ'(s)/s is evaluated from closed forms (ℓ_β, ℓ_sqrt) or at raised precision "
           "(tanh), never by a naive float subtraction (def6 audit note).",
 )
@@ -679,6 +729,17 @@ def _final_sharpness(args):
                                          "loss": str(loss)}
 
 
+def _final_sharpness_below(factor):
+    """Planted: y_∞² <= factor·D0 (a bound tightened below the measured y_∞²/D0)."""
+    def prop(args):
+        res = _final_sharpness(args)
+        if res is None:
+            return None
+        _, data = res
+        return data["y_T^2"] <= factor * data["D0"], dict(data, ratio=data["y_T^2"] / data["D0"])
+    return prop
+
+
 def _final_sharpness_ge(args):
     res = _final_sharpness(args)
     if res is None:
@@ -707,7 +768,12 @@ FACT1_DMONO = Claim(
     ),
     planted=(Planted("p4", "y_∞² ≥ y₀² − x₀²",
                      sampling.witness("limit_at_least_D0", _DMONO_WITNESS, _final_sharpness_ge,
-                                      kind="TRAJ")),),
+                                      kind="TRAJ")),
+             near_miss("p5", "near miss: y_∞² <= 0.95(y₀² − x₀²) (ℓ_rsym, η = 0.1 from (1, 3))",
+                       sampling.witness("limit_below_0_95_D0", _DMONO_WITNESS, _final_sharpness_below(0.95),
+                                        kind="TRAJ"),
+                       margin=lambda d: (d["ratio"] - 0.95, f"y_∞²/D0 = {d['ratio']:.5f} > 0.95")
+                       if "ratio" in d else None)),
 )
 
 # ============================================================================ eq. (4)
@@ -856,11 +922,21 @@ def _ineq(lhs, rhs, scale, data):
 _states = st.tuples(losses(), st.floats(1e-3, 2.0), st.floats(-20, 20), st.floats(-20, 20))
 
 
-def _lem8_main(args):
+def _lem8_main(args, coef=2):
     loss, et, xv, yv = args
     with mpmath.workdps(50):
         x1, y1, st_ = _one_step(loss, et, xv, yv)
-        return _ineq(y1**2, _mp(yv) ** 2 - 2 * _mp(et) * st_**2, _mp(yv) ** 2, {"loss": str(loss)})
+        return _ineq(y1**2, _mp(yv) ** 2 - coef * _mp(et) * st_**2, _mp(yv) ** 2, {"loss": str(loss)})
+
+
+def _ineq_margin(unit: str):
+    """Margin of a refuted ``lhs >= rhs`` (``_ineq``) at the shrunk witness: rhs − lhs."""
+    def margin(data):
+        if "lhs" not in data or "rhs" not in data:
+            return None
+        lhs, rhs = float(data["lhs"]), float(data["rhs"])
+        return rhs - lhs, f"at the shrunk witness {unit}: {lhs:.10g} < {rhs:.10g} (short by {rhs - lhs:.3g})"
+    return margin
 
 
 def _at_threshold(args, variant):
@@ -997,6 +1073,9 @@ LEM8 = Claim(
         Planted("p2", "y_{t+1}² ≥ 2/η (no jump)",
                 sampling.forall("no_jump", _threshold_states, lambda a_: _at_threshold(a_, "p2"),
                                 examples=(50, 300))),
+        near_miss("p3", "near miss: y_{t+1}² ≥ y_t² − 1.94η s_t² (the constant 2 tightened by 3%)",
+                  sampling.forall("one_step_bound_1_94", _states, lambda a_: _lem8_main(a_, 1.94),
+                                  examples=(200, 2000)), margin=_ineq_margin("y_{t+1}² vs y_t² − 1.94ηs_t²")),
     ),
     notes="Statement reconstructed (§7 F12); the text's 'Lemma 7' in the corollary is Lemma 8 (§7 F4). "
           f"Inequalities are decided at 50 digits with tolerance 1e-{_TOL_DIGITS}·(1 + y²).",
@@ -1011,6 +1090,8 @@ def _eq16(args, variant="main"):
         x1, y1, _ = _one_step(loss, et, xv, yv)
         rho, rho1 = 2 - e * yv**2, 2 - e * y1**2
         X = _mp(xv)
+        if variant == "near":   # planted: the first bound with 1.94 in place of 2
+            return _ineq(rho + mpmath.mpf("1.94") * e**2 * X**2 * yv**2, rho1, 2, {"loss": str(loss)})
         if variant == "main":
             ok1 = _ineq(rho + 2 * e**2 * X**2 * yv**2, rho1, 2, {})[0]
             ok2, data = _ineq(rho + 4 * e * X**2, rho1, 2, {"loss": str(loss)})
@@ -1034,7 +1115,10 @@ EQ16 = Claim(
             _per_step_check("after_crossing_of_eos_runs", "eq16")),
     planted=(Planted("p1", "ρ_{t+1} ≤ ρ_t (ρ non-increasing)",
                      sampling.forall("rho_non_increasing", _eq16_states_nonzero_x,
-                                     lambda a_: _eq16(a_, "p1"), examples=(50, 300))),),
+                                     lambda a_: _eq16(a_, "p1"), examples=(50, 300))),
+             near_miss("p2", "near miss: ρ_{t+1} ≤ ρ_t + 1.94η²x_t²y_t² (the constant 2 tightened by 3%)",
+                       sampling.forall("rho_growth_1_94", _eq16_states, lambda a_: _eq16(a_, "near"),
+                                       examples=(200, 2000)), margin=_ineq_margin("ρ_t + 1.94η²x²y² vs ρ_{t+1}"))),
 )
 
 
@@ -1044,7 +1128,7 @@ def _eq20(args, variant="main"):
         e = _mp(et)
         x1, y1, st_ = _one_step(loss, et, xv, yv)
         d0, d1 = e * _mp(yv) ** 2 - 2, e * y1**2 - 2
-        rhs = d0 - 2 * e**2 * st_**2 if variant == "main" else d0
+        rhs = {"main": d0 - 2 * e**2 * st_**2, "near": d0 - mpmath.mpf("1.94") * e**2 * st_**2}.get(variant, d0)
         return _ineq(d1, rhs, d0, {"loss": str(loss)})
 
 
@@ -1062,7 +1146,10 @@ EQ20 = Claim(
             _per_step_check("bouncing_phase_of_eos_runs", "eq20")),
     planted=(Planted("p1", "δ_{t+1} ≥ δ_t",
                      sampling.forall("delta_non_decreasing", _eq20_states_nonzero,
-                                     lambda a_: _eq20(a_, "p1"), examples=(50, 300))),),
+                                     lambda a_: _eq20(a_, "p1"), examples=(50, 300))),
+             near_miss("p2", "near miss: δ_{t+1} ≥ δ_t − 1.94η²s_t² (the constant 2 tightened by 3%)",
+                       sampling.forall("delta_decrease_1_94", _states, lambda a_: _eq20(a_, "near"),
+                                       examples=(200, 2000)), margin=_ineq_margin("δ_{t+1} vs δ_t − 1.94η²s_t²"))),
 )
 
 # ============================================================================ fact3

@@ -21,6 +21,7 @@ from verify import Claim, Planted, Status
 from verify.asymptotic import Series, bounded, fit_power, rate
 from verify.claim import Check, Context, Evidence, outcome
 from verify import certify, dynamics, symbolic
+from verify.nearmiss import near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import (HUBER, SYM, RSYM, XT, YT, combine, guarded, k_grid, lanes,
@@ -108,20 +109,25 @@ def qs_exponent(b: float) -> float:
 GAP = lambda r, eta: r.gap  # noqa: E731  2/η − y_∞²
 
 
-def _all_runs(name: str, keys, ms, predicate, describe: str, kind: str = "TRAJ") -> Check:
+def _all_runs(name: str, keys, ms, predicate, describe: str, kind: str = "TRAJ", excess=None) -> Check:
     """``predicate(lanes, m) -> bool array`` must hold on every lane of every (loss, m) sweep.
 
     Only lanes that ended decided (converged or frozen) can refute; a failure on a lane that hit the
-    step budget or diverged numerically makes the check inconclusive instead."""
+    step budget or diverged numerically makes the check inconclusive instead. ``excess(lanes, m)``
+    (optional) measures by how much each lane violates the statement (> 0 where it fails, in a
+    relative unit); its maximum over decided lanes is recorded as ``max_excess``."""
 
     def run(ctx: Context) -> Evidence:
         total, fails, undecided, first, first_open = 0, 0, 0, None, None
+        worst_excess = -np.inf
         for key in keys:
             for m in ms:
                 r = lanes(key, ks_for(ctx, key, 1.0, ctx.pick(4.0, 5.0)), m)
                 ok = np.asarray(predicate(r, m), bool)
                 decided = (r.outcome == dynamics.Outcome.CONVERGED) | (r.outcome == dynamics.Outcome.FROZEN)
                 total += len(ok)
+                if excess is not None and decided.any():
+                    worst_excess = max(worst_excess, float(np.max(np.asarray(excess(r, m), float)[decided])))
                 bad, open_ = ~ok & decided, ~ok & ~decided
                 if bad.any():
                     fails += int(bad.sum())
@@ -131,7 +137,10 @@ def _all_runs(name: str, keys, ms, predicate, describe: str, kind: str = "TRAJ")
                     undecided += int(open_.sum())
                     if first_open is None:
                         first_open = {"loss": key, "m": m, **r.lane(int(np.nonzero(open_)[0][0]))}
-        data = {"runs": total, "losses": list(keys), "m_values": list(ms), "k_max": ctx.pick(4.0, 5.0)}
+        data = {"runs": total, "losses": list(keys), "m_values": list(ms), "k_max": ctx.pick(4.0, 5.0),
+                "fails": fails}
+        if excess is not None:
+            data["max_excess"] = worst_excess
         if fails:
             return outcome(Status.REFUTED, f"{describe}: fails on {fails}/{total} runs; first witness "
                            f"{first['loss']} eta={first['eta']:.4g}", witness=first, **data)
@@ -142,6 +151,32 @@ def _all_runs(name: str, keys, ms, predicate, describe: str, kind: str = "TRAJ")
         return outcome(Status.SUPPORTED, f"{describe}: holds on all {total} runs", **data)
 
     return Check(name, run, kind)
+
+
+def _excess_margin(unit: str):
+    """Margin of an ``_all_runs`` refutation with ``excess``: the largest violation (in ``unit``)."""
+    def margin(data):
+        if "max_excess" not in data or not data.get("fails"):
+            return None
+        return data["max_excess"], (f"violated on {data['fails']}/{data['runs']} runs, by at most "
+                                    f"{data['max_excess']:.3g} ({unit})")
+    return margin
+
+
+def _near_rates(tag: str, description: str, keys, exponent, tol: float, mode: str = "equal",
+                quantity=GAP, **measure_kw):
+    """A near miss on a fitted exponent: every part fitted against ``exponent(key)`` (2–3 τ from the
+    truth), reusing the claim's cached sweeps; every part is wrong, the first refuting one is named."""
+    return near_miss(tag, description, combine(tag, {
+        k: rate(k, measure(k, quantity, **measure_kw), exponent(k), tol, mode=mode) for k in keys}, "RATE"),
+        wrong=tuple(keys))
+
+
+def _near_bounded(tag: str, description: str, keys, quantity, tol: float, side: str, **measure_kw):
+    """A near miss on an O(.)/Ω(.) ratio whose true log-slope is 0, planted 2–3 τ away."""
+    return near_miss(tag, description, combine(tag, {
+        k: bounded(k, measure(k, quantity(k), **measure_kw), tol, side=side, toward="zero") for k in keys},
+        "RATE"), wrong=tuple(keys))
 
 
 # ============================================================================ Lemma 7
@@ -194,6 +229,13 @@ LEM7 = Claim(
         Planted("p2", "y_t^2 > 2/η for all t",
                 _all_runs("p2", LEM7_KEYS, LEM7_MS, lambda r, m: r.t_bar < 0,
                           "y_t^2 > 2/eta for every t (no crossing)")),
+        near_miss("p3", "near miss: lim y_t² <= 1.99/η (the bound 2/η tightened by 0.5%)",
+                  _all_runs("p3", LEM7_KEYS, LEM7_MS,
+                            lambda r, m: (r.outcome == dynamics.Outcome.FROZEN) | (r.D * r.eta <= 1.99),
+                            "y_inf^2 <= 1.99/eta",
+                            excess=lambda r, m: np.where(r.outcome == dynamics.Outcome.FROZEN, -np.inf,
+                                                         r.D * r.eta - 1.99)),
+                  margin=_excess_margin("eta*y_inf^2 - 1.99")),
     ),
 )
 
@@ -225,6 +267,8 @@ PROP1 = Claim(
         Planted("p1", "2/η − O(|s_t̄|²)", combine("p1", {
             k: bounded(k, measure(k, lambda r, eta: r.gap / r.s_cross**2, label="gap/|s_tbar|^2"),
                        0.15, side="upper", toward="zero") for k in ("rsym", "sqrt")}, "TRAJ")),
+        _near_bounded("p3", "near miss: 2/η − O(|s_t̄|^{1.375}) (the power of |s_t̄| raised by 2.5τ)",
+                      PROP1_KEYS, lambda k: lambda r, eta: r.gap / r.s_cross**1.375, 0.15, "upper"),
         # equality read at float resolution (relative 1e-9), not `==`, which any rounding would refute
         Planted("p2", "y_∞² = 2/η", _all_runs("p2", PROP1_KEYS, (EOS_M,),
                                               lambda r, m: np.abs(r.D * r.eta / 2 - 1) <= 1e-9,
@@ -249,7 +293,11 @@ EQ15 = Claim(
     planted=(Planted("p1", "|x_{t+1}| <= |x_t| exp(−c ρ_t/η)", combine("p1", {
         k: bounded(k, measure(k, lambda r, eta: r.contraction_min * eta, lanes_kw={"contraction": True},
                               label="min log(|x_t|/|x_{t+1}|)/(rho_t/eta)"),
-                   0.1, side="lower", toward="zero") for k in ("rsym", "beta=3")}, "TRAJ")),),
+                   0.1, side="lower", toward="zero") for k in ("rsym", "beta=3")}, "TRAJ")),
+        _near_bounded("p2", "near miss: |x_{t+1}| <= |x_t| exp(−c ρ_t/η^{1/4}) (the rate's η-power off by 2.5τ)",
+                      PROP1_KEYS, lambda k: lambda r, eta: r.contraction_min * eta**0.25, 0.1, "lower",
+                      lanes_kw={"contraction": True}),
+    ),
 )
 
 
@@ -296,6 +344,8 @@ PROP2 = Claim(
         Planted("p2", "exponent β/(β − 1) for β > 2", combine("p2", {
             k: rate(k, measure(k, GAP), qs_exponent(beta_of(k)), TAU, mode="at_least")
             for k in ("beta=3", "beta=4")}, "RATE")),
+        _near_rates("p3", "near miss: gap ≲ η^{1/(β−1) + 2.5τ} for β > 2", ("beta=3", "beta=4", "beta=10"),
+                    lambda k: fast_exponent(beta_of(k)) + 2.5 * TAU, TAU, mode="at_least"),
     ),
 )
 
@@ -386,6 +436,8 @@ THM2 = Claim(
                                               "y_inf^2 >= 2/eta")),
         Planted("p4", "literal extraction hypothesis 'x_t = 0 for all t >= 1 with y_t² > 2/η'",
                 Check("p4", _thm2_p4, "TRAJ")),
+        _near_rates("p5", "near miss: exponent 1/(β − 1) + 2.5τ", THM2_EQUAL,
+                    lambda k: fast_exponent(beta_of(k)) + 2.5 * TAU, TAU),
     ),
 )
 
@@ -403,7 +455,11 @@ THM2_UPPER = Claim(
           "are the derived claim ahn2023.thm2.upper_certified.",
     checks=(_gap_positive(),),
     planted=(Planted("p1", "y_∞² <= 1/η", _all_runs("p1", ALL_EOS_KEYS, (EOS_M,),
-                                                    lambda r, m: r.D <= 1 / r.eta, "y_inf^2 <= 1/eta")),),
+                                                    lambda r, m: r.D <= 1 / r.eta, "y_inf^2 <= 1/eta")),
+             near_miss("p2", "near miss: y_∞² <= 1.99/η (the bound tightened by 0.5%)",
+                       _all_runs("p2", ALL_EOS_KEYS, (EOS_M,), lambda r, m: r.D * r.eta <= 1.99,
+                                 "y_inf^2 <= 1.99/eta", excess=lambda r, m: r.D * r.eta - 1.99),
+                       margin=_excess_margin("eta*y_inf^2 - 1.99"))),
 )
 
 
@@ -481,8 +537,8 @@ THM2_HUBER = Claim(
     checks=(guarded(bounded("gap_bounded", measure("huber", GAP, label="2/eta - y_inf^2"), 0.1,
                             side="upper", toward="zero", law="2/η − y_∞² = O(1)"),
                     "huber", lambda ctx: ks_for(ctx, "huber"), EOS_M),),
-    planted=(Planted("p1", "the gap → 0 as η → 0 (read: gap <= C η^{1/4})",
-                     rate("p1", measure("huber", GAP), 0.25, TAU, mode="at_least")),),
+    planted=(near_miss("p1", "near miss: the gap → 0 as η → 0 (read: gap <= C η^{1/4}; the ratio's "
+                       "log-slope off by 2.5τ)", rate("p1", measure("huber", GAP), 0.25, TAU, mode="at_least")),),
 )
 
 
@@ -532,7 +588,9 @@ THM2_BETA2 = Claim(
     planted=(Planted("p1", "gap = O(η²)", combine("p1", {
         "rsym": bounded("rsym", measure("rsym", lambda r, eta: r.gap / eta**2), 0.1, side="upper", toward="zero"),
         "sqrt": bounded("sqrt", measure("sqrt", lambda r, eta: r.gap / eta**2), 0.1, side="upper", toward="zero"),
-    }, "RATE")),),
+    }, "RATE")),
+        _near_bounded("p2", "near miss: gap = O(η^{1.25}) (power of η off by 2.5τ)", ("rsym", "sqrt"),
+                      lambda k: lambda r, eta: r.gap / eta**1.25, 0.1, "upper")),
 )
 
 
@@ -601,6 +659,9 @@ PROP3 = Claim(
         Planted("p2", "|s_t̄| ≍ η^{1/(β(β−1))}", combine("p2", {
             k: rate(k, measure(k, lambda r, eta: r.s_cross), 1.0 / (beta_of(k) * (beta_of(k) - 1)), 0.1)
             for k in ("beta=3/2", "beta=3")}, "RATE")),
+        _near_rates("p3", "near miss: |s_t̄| ≲ η^{1/(β−1) + 2.5τ}", PROP3_KEYS,
+                    lambda k: fast_exponent(beta_of(k)) + 0.25, 0.1, mode="at_least",
+                    quantity=lambda r, eta: r.s_cross),
     ),
 )
 
@@ -621,6 +682,17 @@ def _two_sided(key: str, power_of=None) -> Check:
     lo = bounded("inf", measure(key, lambda r, eta: r.qs_min, lanes_kw=_thm5_kw(key, power),
                                 label="inf |s|^p/delta"), 0.15, side="lower", toward="zero")
     return combine(key, {"sup": up, "inf": lo}, "TRAJ")
+
+
+def _near_power(b: float) -> float:
+    """A power p of |s| near β: |s|^p/δ then drifts like η^{-0.375} at the window's small-δ end
+    (δ ≈ Kη^{β/(β−1)}), i.e. by 2.5τ (τ = 0.15) in log-slope — a near miss of |s| ≍ δ^{1/β}."""
+    return b + 0.375 * (b - 1)
+
+
+def _near_qs(tag: str, description: str, keys) -> Check:
+    return near_miss(tag, description, combine(tag, {k: _two_sided(k, _near_power) for k in keys}, "TRAJ"),
+                     wrong=tuple(keys))
 
 
 THM5_STATEMENT = (r"c_3\delta_t^{1/\beta} \le |s_t| \le C_3\delta_t^{1/\beta} \ \text{for bouncing } t "
@@ -645,6 +717,8 @@ THM5 = Claim(
             k: _two_sided(k, lambda b: 2.0) for k in ("beta=4/3", "beta=4")}, "TRAJ")),
         Planted("p2", "|s_t| ≍ δ_t", combine("p2", {
             k: _two_sided(k, lambda b: 1.0) for k in ("beta=3/2", "beta=3")}, "TRAJ")),
+        _near_qs("p3", "near miss: |s_t| ≍ δ_t^{1/p}, p = β + 0.375(β − 1) (a 2.5τ drift of the ratio)",
+                 ("beta=3/2", "beta=3")),
     ),
 )
 
@@ -662,7 +736,9 @@ EQ14 = Claim(
     notes="Checked through the same runs and window as thm5.",
     checks=(combine("ratio_in_compact", {k: _two_sided(k) for k in ("beta=3/2", "beta=3", "sqrt")}, "TRAJ"),),
     planted=(Planted("p1", "|s_t| ≍ δ_t^{1/2} for every β", combine("p1", {
-        k: _two_sided(k, lambda b: 2.0) for k in ("beta=3/2", "beta=3")}, "TRAJ")),),
+        k: _two_sided(k, lambda b: 2.0) for k in ("beta=3/2", "beta=3")}, "TRAJ")),
+             _near_qs("p2", "near miss: |s_t| ≍ δ_t^{1/p}, p = β + 0.375(β − 1) (a 2.5τ drift of the ratio)",
+                      ("beta=3/2", "beta=3"))),
 )
 
 PROP4 = Claim(
@@ -682,7 +758,12 @@ PROP4 = Claim(
     planted=(Planted("p1", "|s_t| >= c δ_t^{1/(2β)}", combine("p1", {
         k: bounded(k, measure(k, lambda r, eta: r.qs_min, lanes_kw=_thm5_kw(k, 2 * beta_of(k)),
                               label="inf |s|^(2 beta)/delta"), 0.15, side="lower", toward="zero")
-        for k in ("beta=3/2", "beta=3", "sqrt")}, "TRAJ")),),
+        for k in ("beta=3/2", "beta=3", "sqrt")}, "TRAJ")),
+        near_miss("p2", "near miss: |s_t| >= c δ_t^{1/p}, p = β + 0.375(β − 1) (a 2.5τ drift of the ratio)",
+                  combine("p2", {k: bounded(k, measure(k, lambda r, eta: r.qs_min,
+                                                       lanes_kw=_thm5_kw(k, _near_power(beta_of(k)))),
+                                            0.15, side="lower", toward="zero")
+                                 for k in ("beta=3/2", "beta=3")}, "TRAJ"), wrong=("beta=3/2", "beta=3"))),
 )
 
 
@@ -715,6 +796,11 @@ def _rem2_affine(ctx: Context) -> Evidence:
                    s_c=0.5, counts=counts.tolist(), s0=s0.tolist(), loss="rsym")
 
 
+def _rem2_log_series() -> Series:
+    s0, counts = _rem2_counts()
+    return Series(np.log(1 / s0), counts, {"loss": "rsym", "x": "log(1/|s0|)", "y": "steps to |s| >= 1/2"})
+
+
 REM2 = Claim(
     id="ahn2023.rem2",
     source=PAPER.at("Remark 2, App. C.5"),
@@ -726,7 +812,9 @@ REM2 = Claim(
     expect="supported",
     checks=(Check("affine_in_log", _rem2_affine, "RATE"),),
     planted=(Planted("p1", "the count is ∝ 1/|s0|",
-                     rate("p1", lambda ctx: Series(*_rem2_counts(), {"loss": "rsym"}), -1.0, 0.2)),),
+                     rate("p1", lambda ctx: Series(*_rem2_counts(), {"loss": "rsym"}), -1.0, 0.2)),
+             near_miss("p2", "near miss: the count grows like log(1/|s0|)^{1.25} (power of the log off by "
+                       "2.5 × 0.1)", rate("p2", lambda ctx: _rem2_log_series(), 1.25, 0.1)),),
 )
 
 
@@ -802,6 +890,10 @@ REM3 = Claim(
         Planted("p1", "T ≍ η^{-1}", combine("p1", {k: _rem3_rate(k, -1.0) for k in ("beta=3", "rsym")}, "RATE")),
         Planted("p2", "T ≍ η^{-1/(β−1)} for β < 2", combine("p2", {
             k: _rem3_rate(k, -1.0 / (beta_of(k) - 1)) for k in ("beta=4/3", "beta=3/2")}, "RATE")),
+        near_miss("p3", "near miss: T ≍ η^{p + 1/4} (the predicted exponent p made shallower by 2.5τ)",
+                  combine("p3", {k: _rem3_rate(k, _rem3_law(beta_of(k))[0] + 0.25)
+                                 for k in ("beta=3/2", "beta=3", "beta=4")}, "RATE"),
+                  wrong=("beta=3/2", "beta=3", "beta=4")),
     ),
 )
 
@@ -853,5 +945,8 @@ FACT5 = Claim(
     planted=(Planted("p1", "EoS also converges in O(1/η) iterations", combine("p1", {
         k: bounded(k, measure(k, lambda r, eta: r.steps * eta, lanes_kw={"rtol": 0.0, "xtol": FACT5_EPS},
                               label="N_EoS eta"), 0.15, side="upper", toward="zero")
-        for k in FACT5_KEYS}, "RATE")),),
+        for k in FACT5_KEYS}, "RATE")),
+        near_miss("p2", "near miss: N_GF = O(η^{-1/2}) (fitted −0.745 on this range; 1.7τ above it)",
+                  combine("p2", {k: rate(k, _fact5_measure(k, 1.0), -0.5, 0.15, mode="at_least")
+                                 for k in FACT5_KEYS}, "RATE"), wrong=FACT5_KEYS)),
 )

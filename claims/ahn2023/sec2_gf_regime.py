@@ -18,6 +18,7 @@ from verify import Claim, Planted, Status
 from verify.asymptotic import Series, bounded, rate
 from verify.claim import Check, Context, Evidence, outcome
 from verify import symbolic
+from verify.nearmiss import near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import combine, k_grid, lanes, loss_by_key
@@ -94,7 +95,8 @@ def _endpoint_check(name: str, predicted, describe: str):
         ok = worst <= 1e-7
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{describe}: max relative error of y(T)^2 {worst:.2e} (tolerance 1e-7) over "
-                       f"{len(rows)} flows", runs=rows, tolerance=1e-7, ode="DOP853 rtol 1e-12 atol 1e-14")
+                       f"{len(rows)} flows", runs=rows, tolerance=1e-7, max_rel_error=worst,
+                       ode="DOP853 rtol 1e-12 atol 1e-14")
 
     return Check(name, run, "TRAJ")
 
@@ -114,6 +116,11 @@ LEM1_ENDPOINT = Claim(
                 _endpoint_check("p1", lambda x0, y0: y0 * y0 + x0 * x0, "y(T)^2 = y0^2 + x0^2")),
         Planted("p2", "xy conserved: the flow ends at y² = y0² (no motion in y)",
                 _endpoint_check("p2", lambda x0, y0: y0 * y0, "y(T)^2 = y0^2")),
+        near_miss("p3", "near miss: y(T)² = (y0² − x0²)(1 + 3·10⁻⁷) (3 tolerances off)",
+                  _endpoint_check("p3", lambda x0, y0: (y0 * y0 - x0 * x0) * (1 + 3e-7), "y(T)^2 = (1+3e-7) D0"),
+                  margin=lambda d: (d["max_rel_error"] - d["tolerance"],
+                                    f"max over flows of the relative error of y(T)² {d['max_rel_error']:.3g} vs "
+                                    f"tolerance {d['tolerance']:.0e}") if "max_rel_error" in d else None),
     ),
 )
 
@@ -273,6 +280,9 @@ LEM6 = Claim(
         Planted("p3", "sup_{t>=t0} |x_t| = O(η)", _lem6_check(
             "p3", lambda g: (lambda r, eta: r.x_max_after_t0 / eta), "sup|x|/eta", keys=("rsym", "sqrt"),
             envelope="max")),
+        near_miss("p4", "near miss: t0 <= C η^{-5/8} (the power of 1/η lowered by 2.5τ)", _lem6_check(
+            "p4", lambda g: (lambda r, eta: _T0ETA(r, eta) * eta**-0.375), "t0*eta^0.625", keys=("rsym", "sqrt")),
+            wrong=tuple(f"{k} gamma={g}" for k in ("rsym", "sqrt") for g in GAMMAS)),
     ),
 )
 
@@ -331,6 +341,10 @@ THM1 = Claim(
                                                      "y_inf^2 >= (2 - delta)/eta")),
         Planted("p2", "y_∞² >= 2/η − C (the EoS value)", _thm1_bounded(
             "p2", lambda d: (lambda r, eta: 2 / eta - r.D), "2/eta - y_inf^2", keys=("sqrt", "rsym"))),
+        near_miss("p3", "near miss: the O(2 − δ) error term is O((2 − δ)η^{3/8}) (vanishes; power off by 2.5τ)",
+                  _thm1_bounded("p3", lambda d: (lambda r, eta: _thm1_ratio(d)(r, eta) / eta**0.375),
+                                "error/((2-delta) + eta/a)/eta^0.375", keys=("sqrt", "rsym")),
+                  wrong=tuple(f"{k} delta={d}" for k in ("sqrt", "rsym") for d in DELTAS)),
     ),
 )
 
@@ -393,6 +407,9 @@ REM1 = Claim(
             f"rsym m={m}": rate(f"rsym m={m}", _rem1_eta_measure("rsym", m), -1.0, 0.15) for m in REM1_M}, "RATE")),
         Planted("p2", "the count is ≍ 1/ε", rate("p2", lambda ctx: Series(*_rem1_eps_counts("rsym", 0.5),
                                                                           {"loss": "rsym", "m": 0.5}), -1.0, 0.2)),
+        near_miss("p3", "near miss: the convergence-phase count grows like η^{-3/8} (2.5τ from η^0)",
+                  combine("p3", {f"{k} m=0.5": rate(f"{k} m=0.5", _rem1_eta_measure(k, 0.5), -0.375, 0.15)
+                                 for k in ("rsym", "sqrt")}, "RATE"), wrong=("rsym m=0.5", "sqrt m=0.5")),
     ),
 )
 
@@ -435,5 +452,10 @@ FACT2 = Claim(
     planted=(
         Planted("p1", "max instead of min", _fact2_rate("p1", "max", 0.5)),
         Planted("p2", "y_∞² ≈ 2/η for every start", _fact2_rate("p2", "eos", 0.5)),
+        near_miss("p3", "near miss: in the GF regime (m = 1) the relative error vanishes like η^{1.25} "
+                  "(thm1 gives η¹; 2.5τ above)", combine("p3", {
+                      f"{k} m=1.0": rate(f"{k} m=1.0", measure(k, _fact2_rel("min")(1.0), m=1.0), 1.25, 0.1,
+                                         mode="at_least") for k in FACT2_KEYS}, "RATE"),
+                  wrong=tuple(f"{k} m=1.0" for k in FACT2_KEYS)),
     ),
 )

@@ -17,6 +17,7 @@ from verify import Claim, Planted, Status
 from verify import asymptotic, sampling, symbolic
 from verify.asymptotic import Series
 from verify.claim import Check, outcome
+from verify.nearmiss import near_miss
 
 from . import PAPER, _dln, _implicit, _runs
 
@@ -186,6 +187,12 @@ DEF8 = Claim(
         Planted("p2", "q_+ − q_− = (2/3)x³ + O(x⁵)",
                 symbolic.identity("p2_series", lambda: sp.series(q_plus - q_minus, x, 0, 4).removeO(),
                                   lambda: sp.Rational(2, 3) * x ** 3)),
+        near_miss("p3", "near miss: q(x) ≥ 1.03x² (the lower sandwich constant 3% too large)",
+                  sampling.forall("p3_q_ge_1_03_x2", st.floats(-0.999, 0.999).filter(lambda s: s != 0),
+                                  lambda s: (bool(_dln.q_mp(s) >= mpmath.mpf("1.03") * mpmath.mpf(s) ** 2),
+                                             {"x": s, "q_over_x2": float(_dln.q_mp(s) / mpmath.mpf(s) ** 2)})),
+                  margin=lambda d: (1.03 - d["q_over_x2"], f"at the shrunk witness q(x)/x² = {d['q_over_x2']:.5f} < 1.03")
+                  if "q_over_x2" in d else None),
     ),
 )
 
@@ -229,7 +236,8 @@ def _fact1_traj(variant: str):
                 big = max(big, r.max_abs_s)
                 for u, v, lp, lm, S in zip(f.u, f.v, f.ln_ap, f.ln_am, f.S):
                     ap2, am2 = mpmath.exp(2 * lp), mpmath.exp(2 * lm)
-                    half = 1 if variant == "p2" else mpmath.mpf(1) / 2
+                    half = {"p2": mpmath.mpf(1),   # near miss: ½ off by three times the floor
+                            "near": (1 + 3 * mpmath.mpf(10) ** (-(dps - 10))) / 2}.get(variant, mpmath.mpf(1) / 2)
                     beta_prod = half * (ap2 * mpmath.exp(-2 * S) - am2 * mpmath.exp(2 * S))
                     a_k2 = mpmath.exp(lp + lm)
                     diff_sq = u * u - v * v
@@ -245,12 +253,13 @@ def _fact1_traj(variant: str):
                     worst = max(worst, *errs)
         floor = 10.0 ** (-(dps - 10))
         ok = worst <= floor
-        label = {"truth": "product form", "p1": "u² − v² = 2α_k² (no |·|)", "p2": "β_k without the ½"}[variant]
+        label = {"truth": "product form", "p1": "u² − v² = 2α_k² (no |·|)", "p2": "β_k without the ½",
+                 "near": "β_k with ½(1 + 3·floor)"}[variant]
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{label}: worst relative error {float(worst):.2e} over {len(runs)} runs with "
                        f"random γ_k ∈ [0.3, 1.6] (max |s| = {big:.3f}; {neg_coords} coordinates with "
                        f"u² − v² < 0), {dps} digits", worst=float(worst), runs=len(runs), max_abs_s=big,
-                       negative_coordinates=neg_coords, dps=dps)
+                       negative_coordinates=neg_coords, dps=dps, floor=floor)
     return Check(f"traj_{variant}", run, "TRAJ")
 
 
@@ -277,6 +286,10 @@ FACT1 = Claim(
     planted=(
         Planted("p1", "u_k² − v_k² = 2α_k² without the absolute value", _fact1_traj("p1")),
         Planted("p2", "β_k = α²[Π(1 − s_l)² − Π(1 + s_l)²] (the ½ dropped)", _fact1_traj("p2")),
+        near_miss("p3", "near miss: β_k with the ½ off by three times the precision floor (resolution test)",
+                  _fact1_traj("near"),
+                  margin=lambda d: (d["worst"] - d["floor"], f"worst relative error {d['worst']:.2e} vs floor "
+                                    f"{d['floor']:.0e}") if "floor" in d else None),
     ),
 )
 
@@ -430,7 +443,7 @@ def _fact3_numeric(which: str):
             beta = [mpmath.mpf("0.7"), mpmath.mpf("-1.3"), mpmath.mpf("2.1")]
             l1 = sum(abs(b) for b in beta)
             rows = []
-            if which in ("small", "small_p1", "small2", "small2_p2"):
+            if which in ("small", "small_p1", "small2", "small2_p2", "small2_near"):
                 for m in (5, 20, 100):
                     a = mpmath.mpf(10) ** -m
                     ps = _psi_mp(beta, [a] * 3)
@@ -440,15 +453,16 @@ def _fact3_numeric(which: str):
                     elif which == "small_p1":
                         rows.append(float(ps / (2 * lg * l1)))
                     else:
-                        const = sum(abs(b) * (mpmath.log(2 * abs(b)) - (1 if which == "small2" else 0))
-                                    for b in beta) / 2
+                        one = {"small2": 1, "small2_p2": 0, "small2_near": mpmath.mpf("1.03")}[which]
+                        const = sum(abs(b) * (mpmath.log(2 * abs(b)) - one) for b in beta) / 2
                         rows.append(float(ps - lg * l1 - const))
                 target = 0.0 if which.startswith("small2") else 1.0
                 err = abs(rows[-1] - target)
                 ok = err < 1e-2 if which.startswith("small") and not which.startswith("small2") else err < 1e-50
                 lab = {"small": "ψ/(ln(1/α)‖β‖₁)", "small_p1": "ψ/(2 ln(1/α)‖β‖₁)",
                        "small2": "ψ − ln(1/α)‖β‖₁ − ½Σ|β|(ln2|β| − 1)",
-                       "small2_p2": "ψ − ln(1/α)‖β‖₁ − ½Σ|β|ln2|β|"}[which]
+                       "small2_p2": "ψ − ln(1/α)‖β‖₁ − ½Σ|β|ln2|β|",
+                       "small2_near": "ψ − ln(1/α)‖β‖₁ − ½Σ|β|(ln2|β| − 1.03)"}[which]
                 return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                                f"{lab} at α = 1e-5, 1e-20, 1e-100: {rows} (target {target})",
                                values=rows, alphas=[1e-5, 1e-20, 1e-100], dps=250, beta=[0.7, -1.3, 2.1])
@@ -494,6 +508,10 @@ FACT3 = Claim(
         Planted("p1", ".small with 2 ln(1/α) (the ratio tends to ½)",
                 Check("p1_two_log", _fact3_numeric("small_p1"), "INT")),
         Planted("p2", ".small2 without the −1", Check("p2_no_minus1", _fact3_numeric("small2_p2"), "INT")),
+        near_miss("p3", "near miss: .small2 with −1.03 in place of −1 (constant 3% off)",
+                  Check("p3_minus_1_03", _fact3_numeric("small2_near"), "INT"),
+                  margin=lambda d: (abs(d["values"][-1]) - 1e-50, f"remainder at α = 1e-100: {d['values'][-1]:.4g} "
+                                    f"(must vanish to 1e-50)") if "values" in d else None),
     ),
 )
 
@@ -620,5 +638,7 @@ FACT4 = Claim(
     planted=(
         Planted("p1", "ψ_α ∼ ln(1/‖α‖_∞)‖β‖₁ (the shape ignored)", Check("p1_shape", _fact4_shape_ignored, "INT")),
         Planted("p2", "the .toy limit is (0, 1) for α = (ε, ε³)", Check("p2_toy", _fact4_toy("p2"), "TRAJ")),
+        near_miss("p3", "near miss: the relative error decays like 1/ln(1/ε)^{1.5} (exponent off by 2τ)",
+                  asymptotic.rate("p3_rate_1_5", _fact4_series("truth"), 1.5, 0.25)),
     ),
 )
