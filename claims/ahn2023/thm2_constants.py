@@ -132,6 +132,19 @@ def beta2_prediction(key: str) -> float:
     return float(-3 * a**3 / d4)
 
 
+def predicted_constant(loss: Loss) -> float | None:
+    """The conjectured lim (2/η − λ∞)/η for a user's loss (for ``audit-loss``): −3ℓ''(0)³/ℓ⁗(0) when
+    ℓ' = ℓ''(0)s + ℓ⁗(0)s³/6 + … with ℓ''(0) > 0 > ℓ⁗(0) (the β = 2 case); None otherwise."""
+    try:
+        ser = sp.series(loss.dl, S, 0, 4).removeO()
+    except Exception:  # a piecewise or non-analytic ℓ' at 0: the conjecture does not cover it
+        return None
+    a, d4 = ser.coeff(S, 1), 6 * ser.coeff(S, 3)
+    if ser.coeff(S, 0) != 0 or ser.coeff(S, 2) != 0 or not (a.is_positive and d4.is_negative):
+        return None
+    return float(-3 * a**3 / d4)
+
+
 @functools.lru_cache(maxsize=None)
 def separatrix_root(beta: float) -> float:
     """E_β: where the trajectory of dW/dE = W^{β/2} − E leaving the slow manifold W ≈ E^{2/β}
