@@ -53,10 +53,15 @@ def transition(d: int, A0: float, K: float) -> float:
 
 def offset_limit(ctx: Context, A0: float, K: float) -> tuple[dict, object]:
     ds = _ds(ctx)
-    vals = [d * (transition(d, A0, K) - 8.0) / K for d in ds]
+    offsets = [transition(d, A0, K) - 8.0 for d in ds]
+    vals = [d * o / K for d, o in zip(ds, offsets)]
     lim = limit(vals[1:])
+    # the transition as a bound on where learning starts: its offset above 8 is the slack (→ 0: tight)
+    slack = {"slack_quantity": "c*(d) - 8 (transition above eta d^2/pi = 8)", "slack_min": min(offsets),
+             "slack_max": max(offsets), "slack_at": f"d={ds[int(min(range(len(ds)), key=lambda i: offsets[i]))]}",
+             "tight": bool(offsets[-1] < offsets[0] / 8)}
     return {"A0": A0, "level_K": K, "d": list(ds), "d_times_offset_over_K": vals,
-            "quantity": "d (c*(d) - 8) / K,  |b_inf(c*)| = K/d", **lim.as_data()}, lim
+            "quantity": "d (c*(d) - 8) / K,  |b_inf(c*)| = K/d", **lim.as_data(), **slack}, lim
 
 
 def _report(A0: float, K: float, claimed: float | None = None, rel: float = 0.0) -> Check:

@@ -123,11 +123,19 @@ def _eq10_traj(ctx):
     if not rows:
         return outcome(Status.INCONCLUSIVE, f"no E1 run in scope ({skipped} skipped: not converged "
                        f"or some |s_k| ≥ 1)", count=0, skipped=skipped)
+    # slack of the upper bound: ‖Gain‖₁/upper (1 = tight); of the lower bound: lower/‖Gain‖₁
+    up = [r["gain_l1"] / r["upper"] for r in rows]
+    low = [r["lower"] / r["gain_l1"] for r in rows]
+    at = rows[int(np.argmax(up))]
+    slack = {"slack_quantity": "Gain_l1 / upper bound (1 = tight)", "slack_min": min(up), "slack_max": max(up),
+             "slack_at": f"b={at['b']}, gamma={at['gamma']:.4g}", "tight": bool(max(up) >= 0.9),
+             "loose_factor": 1 / max(up), "lower_over_gain_range": [min(low), max(low)]}
     return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                    f"{len(rows)} E1 runs (GD: .gd; SGD b=1: .batch, per run): lower ≤ ‖Gain‖₁ ≤ upper; "
                    f"relative position inside the sandwich ∈ [{min(r['position'] for r in rows):.3f}, "
                    f"{max(r['position'] for r in rows):.3f}]; {skipped} runs skipped (not converged or "
-                   f"some |s_k| ≥ 1)", runs=rows[:12], count=len(rows), skipped=skipped)
+                   f"some |s_k| ≥ 1); ‖Gain‖₁/upper ∈ [{min(up):.3g}, {max(up):.3g}], lower/‖Gain‖₁ ∈ "
+                   f"[{min(low):.3g}, {max(low):.3g}]", runs=rows[:12], count=len(rows), skipped=skipped, **slack)
 
 
 def _grad_curv_prop(case):
