@@ -88,11 +88,23 @@ def thm4_slack(grid_of) -> Check:
         kmin = min(all_m, key=lambda x: x[2])
         kmax = max(all_m, key=lambda x: x[2])
         slopes = [r["margin_slope_in_d"] for r in rows.values() if "margin_slope_in_d" in r]
+        # the margin's constant lim d²(bound − b_∞) does not depend on A₀ (to its error bar): one per δ,
+        # the A₀ with the smallest error bar
+        per_delta: dict = {}
+        for (delta, A0) in by_case:
+            row = rows.get(f"delta={delta},A0={A0}", {})
+            if "margin_times_d2_limit" in row:
+                best = per_delta.get(delta)
+                if best is None or row["margin_times_d2_stderr"] < best["leading_constant_stderr"]:
+                    per_delta[delta] = {"leading_constant": row["margin_times_d2_limit"],
+                                        "leading_constant_stderr": row["margin_times_d2_stderr"],
+                                        "quantity": f"lim d^2 (bound - b_inf), delta={delta:g} (A0={A0:g})"}
         data = {"slack_quantity": "bound - b_inf (0 = tight)", "slack_min": kmin[2],
                 "slack_min_at": f"{kmin[0]},d={kmin[1]:g}", "slack_max": kmax[2],
                 "slack_at": f"{kmin[0]},d={kmin[1]:g}", "slack_max_at": f"{kmax[0]},d={kmax[1]:g}",
                 "margin_slope_in_d_range": [min(slopes), max(slopes)] if slopes else None,
-                "tight": bool(slopes and max(slopes) < -0.5), "cases": rows}
+                "tight": bool(slopes and max(slopes) < -0.5), "cases": rows,
+                "margin_times_d2": {f"delta={k:g}": v for k, v in sorted(per_delta.items())}}
         if violated:
             return outcome(Status.REFUTED, f"b_∞ above the bound for {violated}", **data)
         return outcome(Status.SUPPORTED,
