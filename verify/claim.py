@@ -205,7 +205,8 @@ class Paper:
 
 
 EXPECTATIONS = ("proved", "supported", "refuted", "unchecked")
-STATUSES = ("theorem", "heuristic", "derived", "empirical", "conjecture", "erratum", "out-of-scope")
+STATUSES = ("theorem", "heuristic", "derived", "empirical", "conjecture", "erratum", "not-reproduced",
+            "out-of-scope")
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,9 @@ FIG9_GF = Claim(
     uses=("ahn2023.thm1", "ahn2023.fact1"),
     expect="supported",
     status="empirical",
-    notes="η = 1/4 is not small: the GF tracking is qualitative (spec §7 F22); the bound 7 is exact.",
+    notes="η = 1/4 is not small: the GF tracking is qualitative (spec §7 F22); the bound 7 is exact. "
+          "This is the narrower statement; 'GD tracks the GF path' (within 5 %) is not reproduced "
+          "(ahn2023.fig9.gf_printed: D_t leaves 7 by 20 %).",
     checks=(Check("y_inf_below_gf_value", _fig9_gf, "TRAJ"),),
     planted=(Planted("p1", "y_∞² ≈ 8 (within 2%)", _fig9_close("p1", (3.0, 4.0), 8.0, 0.02)),),
     figures=(Figure("fig9_xy_plane", _draw_fig9),),
@@ -243,7 +245,10 @@ FIG10 = Claim(
     notes=f"'Close' is read through thm2's β = 2 gap law with the constant fixed at {FIG10_GAP_CONST:g}: "
           f"0 < 2/η − λ_T <= {FIG10_GAP_CONST:g}η, i.e. relative tolerance ({FIG10_GAP_CONST:g}/2)η² per step "
           "size (η = 2/3 is not small, so its gap is a large fraction of 2/η); the relative gap must also "
-          "grow with η. Measured gaps/η are in the evidence.",
+          "grow with η. Measured gaps/η are in the evidence. C = 2 is a choice (the narrower statement); "
+          "Theorem 2's limit constant for ℓ_sqrt is measured in ahn2023.thm2.constant (1.0000), and the "
+          "printed 'close to 2/η' (relative gap <= 5 %) is not reproduced at 2/η ∈ {5, 3} "
+          "(ahn2023.fig10.printed).",
     checks=(
         _fig10_check("below_and_close", lambda eta, lam: 0 < 2 / eta - lam <= FIG10_GAP_CONST * eta,
                      f"0 < 2/eta - sharpness <= {FIG10_GAP_CONST:g}*eta"),

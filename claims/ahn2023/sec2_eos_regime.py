@@ -26,6 +26,7 @@ from verify.nearmiss import near_miss
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import (HUBER, SYM, RSYM, XT, YT, combine, guarded, k_grid, lanes,
                                     loss_by_key)
+from claims.ahn2023._slack import thm2_upper_slack
 
 EOS_M = 3.0          # y0^2 - x0^2 = 3/eta: delta = 1 (spec E7)
 K_FIT = 2.0          # fit on eta <= e^{-2}
@@ -453,7 +454,8 @@ THM2_UPPER = Claim(
     notes="A statement for every loss and start, so it stays `supported` (float runs over the ALL_EOS_KEYS "
           "sweep). Interval-certified instances (ℓ_rsym at η ∈ {1/10, 1/20, 1/100}, ℓ_sqrt at η = 1/20) "
           "are the derived claim ahn2023.thm2.upper_certified.",
-    checks=(_gap_positive(),),
+    checks=(_gap_positive(),
+            thm2_upper_slack(ALL_EOS_KEYS, lambda ctx, key: ks_for(ctx, key, 1.0, ctx.pick(4.0, 5.0)), lanes, EOS_M)),
     planted=(Planted("p1", "y_∞² <= 1/η", _all_runs("p1", ALL_EOS_KEYS, (EOS_M,),
                                                     lambda r, m: r.D <= 1 / r.eta, "y_inf^2 <= 1/eta")),
              near_miss("p2", "near miss: y_∞² <= 1.99/η (the bound tightened by 0.5%)",

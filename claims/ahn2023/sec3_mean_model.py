@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 
 from verify import Claim, Figure, Planted, Status
 from verify import asymptotic, certify, limits, sampling, symbolic
-from verify.claim import check, outcome
+from verify.claim import Check, check, outcome
 from verify.nearmiss import near_miss, relative
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _mean_model as mm
 from claims.ahn2023 import _network as net
+from claims.ahn2023._slack import thm3_slack, thm4_slack
 
 S = functools.lru_cache(maxsize=1)(mm.sym)  # sympy building blocks, built once and lazily
 
@@ -1281,7 +1282,8 @@ THM3 = Claim(
     uses=("ahn2023.fact9", "ahn2023.lem2", "ahn2023.fact7"),
     expect="supported",
     checks=(_thm3_forall("final_bias_bound", "final"),
-            symbolic.identity("bound_times_d2_independent_of_d", _thm3_bound_d_derivative, 0)),
+            symbolic.identity("bound_times_d2_independent_of_d", _thm3_bound_d_derivative, 0),
+            Check("slack", thm3_slack, "TRAJ")),
     planted=(Planted("p2", "b_∞^MM ≤ −(η/γ)|A₀| (it learns a threshold)",
                      _thm3_forall("p2", "learns")),),
     notes="(d, δ, A₀) drawn by hypothesis with δ ∈ [0.05, 7.95], |A₀| ∈ [0.05, 10], both signs, "
@@ -1397,6 +1399,7 @@ THM4 = Claim(
     checks=(
         _thm4_grid_check("bound_on_grid", _thm4_bound),
         _thm4_forall("bound_on_generated_inputs", _thm4_bound),
+        thm4_slack(_thm4_grid),
         # both sides are positive, so compare squares: g(0)² > (2/√((8+δ)π))² for every δ > 0
         symbolic.truth("bound_negative", lambda: S()["g"].subs(S()["b"], 0) ** 2 - (
             2 / _sp().sqrt((8 + _sp().Symbol("delta", positive=True)) * _sp().pi)) ** 2 > 0,
