@@ -230,3 +230,79 @@ def test_all_checks_keeps_every_part():
     assert ev.status is Status.SUPPORTED and "weakest b" in ev.summary
     assert ev.data["parts"]["a"] == {"verdict": "proved", "summary": "exact", "n": 1}
     assert "- b: supported: sampled" in render_evidence([ev])
+
+
+# --------------------------------------------------------------------------- roles (issue 10, item 5)
+
+def _fixed(name, status, **kw):
+    return Check(name, lambda c: outcome(status, str(status)), **kw)
+
+
+def test_corroboration_does_not_demote_a_proof():
+    from verify import corroborate
+    claim = _claim("toy.lem10", (_fixed("exact", Status.PROVED),
+                                 corroborate(_fixed("numeric", Status.SUPPORTED), of="exact")),
+                   expect="proved")
+    r = run_claim(claim)
+    assert r.verdict is Status.PROVED and r.meets_expectation
+    assert r.parts[0].deciding == "exact" and r.parts[0].checks == ("exact", "numeric")
+    assert r.to_json()["evidence"][1]["role"] == "corroboration"
+    assert "(corroborates exact)" in render_evidence(r.evidence)
+    # an undecided corroboration does not demote either; an undecided part is decided by it
+    r = run_claim(_claim("toy.lem11", (_fixed("exact", Status.INCONCLUSIVE),
+                                       corroborate(_fixed("numeric", Status.SUPPORTED), of="exact"))))
+    assert r.verdict is Status.SUPPORTED and r.parts[0].deciding == "numeric"
+
+
+def test_proof_plus_refuting_cross_check_is_inconsistent_and_never_meets():
+    from verify import corroborate
+    for part_status in (Status.PROVED, Status.SUPPORTED):
+        claim = _claim("toy.lem12", (_fixed("exact", part_status),
+                                     corroborate(_fixed("numeric", Status.REFUTED), of="exact")),
+                       expect="supported")
+        r = run_claim(claim)
+        assert r.verdict is Status.INCONSISTENT and not r.meets_expectation
+        assert r.to_json()["verdict"] == "inconsistent"
+        assert r.to_json()["parts"][0]["contradiction"] == ["exact", "numeric"]
+    assert not meets("refuted", Status.INCONSISTENT) and not meets("unchecked", Status.INCONSISTENT)
+    assert Status.parse("inconsistent") is Status.INCONSISTENT
+
+
+def test_refutation_beats_an_undecided_corroboration_and_parts_take_the_weakest():
+    from verify import corroborate
+    r = run_claim(_claim("toy.lem13", (_fixed("a", Status.REFUTED),
+                                       corroborate(_fixed("b", Status.INCONCLUSIVE), of="a")),
+                         expect="refuted"))
+    assert r.verdict is Status.REFUTED and r.meets_expectation
+    # two different parts: proved and refuted is not a contradiction, the weakest part decides
+    r = run_claim(_claim("toy.lem14", (_fixed("a", Status.PROVED), _fixed("b", Status.REFUTED)),
+                         expect="refuted"))
+    assert r.verdict is Status.REFUTED
+
+
+def test_roles_are_validated():
+    from verify import corroborate
+    with pytest.raises(ValueError, match="names the part"):
+        Check("x", lambda c: None, role="corroboration")
+    with pytest.raises(ValueError, match="role"):
+        Check("x", lambda c: None, role="evidence")
+    with pytest.raises(ValueError, match="not a part check"):
+        _claim("toy.lem15", (_fixed("a", Status.PROVED),
+                             corroborate(_fixed("b", Status.PROVED), of="missing")))
+
+
+def test_inconsistent_claim_fails_check_cli(monkeypatch, capsys):
+    from verify import cli, corroborate
+    claim = _claim("toy.lem16", (_fixed("exact", Status.PROVED),
+                                 corroborate(_fixed("numeric", Status.REFUTED), of="exact")))
+    monkeypatch.setattr(cli, "catalogue", lambda: [claim])
+    assert cli.main(["check", "--quiet"]) == 1
+    assert "inconsistent" in capsys.readouterr().out
+
+
+def test_exception_keeps_type_and_whole_message():
+    def boom(c):
+        raise ValueError("cannot evaluate f(\n  x\n)")
+    ev = Check("boom", boom)(ctx())
+    assert ev.status is Status.INCONCLUSIVE
+    assert ev.summary == "check raised ValueError: cannot evaluate f( x )"
