@@ -846,7 +846,8 @@ FACT5 = Claim(
                                      law="N_GF = O(1/η)") for k in FACT5_KEYS}, "RATE"),
         Check("eos_count_includes_bounce", _fact5_eos_vs_bounce, "TRAJ"),
         combine("bounce_lower_bound", {k: bounded(k, measure(
-            k, lambda r, eta: r.bounce * eta**2 / (np.log(1 / eta) if k == "rsym" else 1.0),
+            # k bound now (k=k): a late-bound k would read the loop's last key for every loss
+            k, lambda r, eta, k=k: r.bounce * eta**2 / (np.log(1 / eta) if k == "rsym" else 1.0),
             label="T eta^2 (/log(1/eta) for beta=2)"), 0.1, side="lower", toward="zero")
             for k in FACT5_KEYS}, "RATE"),
     ),
