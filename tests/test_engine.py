@@ -350,10 +350,12 @@ def test_tolerance_is_relative_for_small_exponents():
 
 
 def test_drift_of_local_slopes_counts_as_uncertainty():
-    # y = eta^0.5 (1 + 3 eta^0.3): the log-log fit is biased; a tight tolerance cannot be decided
-    biased = _power(1e-4, 1e-1, 12, p=0.5, correction=3.0, omega=0.3)
+    # y = eta^0.5 (1 + 3 eta^0.5): the whole-grid slope 0.587 is biased; the near-limit half (0.533)
+    # with half the drift as remaining bias cannot decide a tight tolerance, and does not refute
+    biased = _power(1e-4, 1e-1, 12, p=0.5, correction=3.0, omega=0.5)
     ev = asymptotic.rate("p", biased, 0.5, 0.05)(ctx())
-    assert ev.status is Status.INCONCLUSIVE and abs(ev.data["local_slope_drift"]) > 0.05
+    assert ev.status is Status.INCONCLUSIVE and abs(ev.data["local_slope_drift"]) > 0.1
+    assert ev.data["estimate"] == pytest.approx(ev.data["local_slope_near_limit"])
     assert "toward the limit" in ev.summary
     # a clearly wrong exponent is still refuted despite the drift
     assert asymptotic.rate("p", biased, 1.0, 0.05)(ctx()).status is Status.REFUTED
