@@ -671,11 +671,11 @@ THM5 = Claim(
           "ahn2023.ex1.rsym_a3", "ahn2023.ex1.sqrt_a3", "ahn2023.ex1.beta_a3"),
     expect="supported",
     notes=f"Window K η^(β/(β−1)) <= δ_t <= δ_max with K = {QS_K}, δ_max = {QS_DMAX}; bouncing steps "
-          "after the operational t₀ (s_c = 1/2).",
-    checks=(combine("ratio_in_compact", {k: _two_sided(k) for k in THM5_KEYS}, "TRAJ"),),
+          "after the operational t₀ (s_c = 1/2). " + NOT_FITTED_NOTE + ".",
+    checks=(combine("ratio_in_compact", {k: _two_sided(k) for k in fitted(THM5_KEYS)}, "TRAJ"),),
     planted=(
         Planted("p1", "|s_t| ≍ δ_t^{1/2} for every β", combine("p1", {
-            k: _two_sided(k, lambda b: 2.0) for k in ("beta=4/3", "beta=4")}, "TRAJ")),
+            k: _two_sided(k, lambda b: 2.0) for k in ("beta=3/2", "beta=4")}, "TRAJ")),
         Planted("p2", "|s_t| ≍ δ_t", combine("p2", {
             k: _two_sided(k, lambda b: 1.0) for k in ("beta=3/2", "beta=3")}, "TRAJ")),
     ),
