@@ -241,14 +241,15 @@ FACT6_GD = Claim(
 
 def _approx_series(ctx) -> asymptotic.Series:
     rng = ctx.rng()
-    ds = np.unique(np.round(asymptotic.geometric_grid(25, 1600, ctx.pick(6, 9))).astype(int))
+    ds = np.unique(np.round(asymptotic.geometric_grid(100, 6400, ctx.pick(8, 10))).astype(int))
     rel = []
+    samples = ctx.pick(1600, 3200)  # Monte Carlo noise must stay below the fit's drift tolerance
     for d in ds:
-        data = net.sample(rng, 400, int(d))
+        data = net.sample(rng, samples, int(d))
         Fm, Fp, _, _ = net.features_direct(data.x, 0.0)
         gd = d * float(mm.g(0.0))
         rel.append(float(np.sqrt(np.mean(((Fp - gd) / gd) ** 2 + ((Fm - gd) / gd) ** 2) / 2)))
-    return asymptotic.Series(ds, np.array(rel), {"samples_per_d": 400, "b": 0.0, "lambda": 3.0,
+    return asymptotic.Series(ds, np.array(rel), {"samples_per_d": samples, "b": 0.0, "lambda": 3.0,
                                                  "seed": ctx.seed % 2**32})
 
 
@@ -261,7 +262,8 @@ FACT6_APPROX = Claim(
     uses=("ahn2023.fact6.noise", "ahn2023.fact6.signal", "ahn2023.fig8"),
     expect="supported",
     checks=(asymptotic.rate("relative_fluctuation_rate", _approx_series, exponent=-0.5, tol=0.15,
-                            law="RMS relative deviation of Σ ReLU(±x+b) from d g(b) ~ d^p"),),
+                            law="RMS relative deviation of Σ ReLU(±x+b) from d g(b) ~ d^p",
+                            toward="infinity"),),
     planted=(Planted("p5", "relative deviation O(1/d)",
                      asymptotic.rate("p5", _approx_series, exponent=-1.0, tol=0.15)),),
     notes="The tracking of (A_t, b_t) itself is fig8.",
@@ -588,7 +590,7 @@ FACT8_KAPPA = Claim(
 
 
 def _scale_series_d(ctx) -> asymptotic.Series:
-    ds = asymptotic.geometric_grid(10, 640, ctx.pick(6, 10))
+    ds = asymptotic.geometric_grid(10, 640, ctx.pick(8, 10))
     b = np.array([mm.flow_b_inf(1.0, float(d))[0] for d in ds])
     roots = np.array([mm.kappa_inverse(-1.0 / (4 * d * d)) for d in ds])
     return asymptotic.Series(ds, np.abs(b), {"A0": 1.0, "max_rel_diff_to_kappa_root":
@@ -596,7 +598,7 @@ def _scale_series_d(ctx) -> asymptotic.Series:
 
 
 def _scale_series_A(ctx) -> asymptotic.Series:
-    A0s = asymptotic.geometric_grid(0.05, 2.0, ctx.pick(6, 10))
+    A0s = asymptotic.geometric_grid(0.05, 2.0, ctx.pick(8, 10))
     b = np.array([mm.flow_b_inf(float(a), 100.0)[0] for a in A0s])
     return asymptotic.Series(A0s, np.abs(b), {"d": 100.0})
 
@@ -629,7 +631,7 @@ FACT8_SCALE = Claim(
     expect="supported",
     checks=(
         asymptotic.rate("exponent_in_d", _scale_series_d, exponent=-2.0, tol=0.1,
-                        law="|b_∞^GF| ~ d^p at A₀ = 1"),
+                        law="|b_∞^GF| ~ d^p at A₀ = 1", toward="infinity"),
         asymptotic.rate("exponent_in_A0", _scale_series_A, exponent=2.0, tol=0.1,
                         law="|b_∞^GF| ~ A₀^p at d = 100"),
         _scale_sandwich,
