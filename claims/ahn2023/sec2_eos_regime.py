@@ -421,6 +421,9 @@ THM2 = Claim(
                                               "y_inf^2 >= 2/eta")),
         Planted("p4", "literal extraction hypothesis 'x_t = 0 for all t >= 1 with y_t² > 2/η'",
                 Check("p4", _thm2_p4, "TRAJ")),
+        # near miss: 1/10 vs the true 1/9 is 2τ_eff apart (τ_eff = 0.05/9, the relative tolerance)
+        Planted("p5", "exponent 1/β = 1/10 (not 1/9) for β = 10",
+                rate("beta=10", measure("beta=10", GAP), 0.1, TAU)),
     ),
 )
 
