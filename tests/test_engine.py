@@ -98,7 +98,9 @@ def test_rate_with_log_factor():
     measure = lambda c: asymptotic.Series(eta, np.log(1 / eta) / eta ** 2)
     ev = asymptotic.rate("T", measure, -2.0, 0.05, log_factor=lambda e: np.log(1 / e))(ctx())
     assert ev.status is Status.SUPPORTED
-    assert asymptotic.rate("T", measure, -2.0, 0.05)(ctx()).status is Status.REFUTED
+    # without the log factor the local slope drifts: never supported; a wrong exponent is refuted
+    assert asymptotic.rate("T", measure, -2.0, 0.05)(ctx()).status is not Status.SUPPORTED
+    assert asymptotic.rate("T", measure, -3.0, 0.05)(ctx()).status is Status.REFUTED
 
 
 def test_rate_noisy_or_short_is_inconclusive():
@@ -230,3 +232,169 @@ def test_all_checks_keeps_every_part():
     assert ev.status is Status.SUPPORTED and "weakest b" in ev.summary
     assert ev.data["parts"]["a"] == {"verdict": "proved", "summary": "exact", "n": 1}
     assert "- b: supported: sampled" in render_evidence([ev])
+
+
+# --------------------------------------------------------------------------- roles (issue 10, item 5)
+
+def _fixed(name, status, **kw):
+    return Check(name, lambda c: outcome(status, str(status)), **kw)
+
+
+def test_corroboration_does_not_demote_a_proof():
+    from verify import corroborate
+    claim = _claim("toy.lem10", (_fixed("exact", Status.PROVED),
+                                 corroborate(_fixed("numeric", Status.SUPPORTED), of="exact")),
+                   expect="proved")
+    r = run_claim(claim)
+    assert r.verdict is Status.PROVED and r.meets_expectation
+    assert r.parts[0].deciding == "exact" and r.parts[0].checks == ("exact", "numeric")
+    assert r.to_json()["evidence"][1]["role"] == "corroboration"
+    assert "(corroborates exact)" in render_evidence(r.evidence)
+    # an undecided corroboration does not demote either; an undecided part is decided by it
+    r = run_claim(_claim("toy.lem11", (_fixed("exact", Status.INCONCLUSIVE),
+                                       corroborate(_fixed("numeric", Status.SUPPORTED), of="exact"))))
+    assert r.verdict is Status.SUPPORTED and r.parts[0].deciding == "numeric"
+
+
+def test_proof_plus_refuting_cross_check_is_inconsistent_and_never_meets():
+    from verify import corroborate
+    for part_status in (Status.PROVED, Status.SUPPORTED):
+        claim = _claim("toy.lem12", (_fixed("exact", part_status),
+                                     corroborate(_fixed("numeric", Status.REFUTED), of="exact")),
+                       expect="supported")
+        r = run_claim(claim)
+        assert r.verdict is Status.INCONSISTENT and not r.meets_expectation
+        assert r.to_json()["verdict"] == "inconsistent"
+        assert r.to_json()["parts"][0]["contradiction"] == ["exact", "numeric"]
+    assert not meets("refuted", Status.INCONSISTENT) and not meets("unchecked", Status.INCONSISTENT)
+    assert Status.parse("inconsistent") is Status.INCONSISTENT
+
+
+def test_refutation_beats_an_undecided_corroboration_and_parts_take_the_weakest():
+    from verify import corroborate
+    r = run_claim(_claim("toy.lem13", (_fixed("a", Status.REFUTED),
+                                       corroborate(_fixed("b", Status.INCONCLUSIVE), of="a")),
+                         expect="refuted"))
+    assert r.verdict is Status.REFUTED and r.meets_expectation
+    # two different parts: proved and refuted is not a contradiction, the weakest part decides
+    r = run_claim(_claim("toy.lem14", (_fixed("a", Status.PROVED), _fixed("b", Status.REFUTED)),
+                         expect="refuted"))
+    assert r.verdict is Status.REFUTED
+
+
+def test_roles_are_validated():
+    from verify import corroborate
+    with pytest.raises(ValueError, match="names the part"):
+        Check("x", lambda c: None, role="corroboration")
+    with pytest.raises(ValueError, match="role"):
+        Check("x", lambda c: None, role="evidence")
+    with pytest.raises(ValueError, match="not a part check"):
+        _claim("toy.lem15", (_fixed("a", Status.PROVED),
+                             corroborate(_fixed("b", Status.PROVED), of="missing")))
+
+
+def test_inconsistent_claim_fails_check_cli(monkeypatch, capsys):
+    from verify import cli, corroborate
+    claim = _claim("toy.lem16", (_fixed("exact", Status.PROVED),
+                                 corroborate(_fixed("numeric", Status.REFUTED), of="exact")))
+    monkeypatch.setattr(cli, "catalogue", lambda: [claim])
+    assert cli.main(["check", "--quiet"]) == 1
+    assert "inconsistent" in capsys.readouterr().out
+
+
+def test_exception_keeps_type_and_whole_message():
+    def boom(c):
+        raise ValueError("cannot evaluate f(\n  x\n)")
+    ev = Check("boom", boom)(ctx())
+    assert ev.status is Status.INCONCLUSIVE
+    assert ev.summary == "check raised ValueError: cannot evaluate f( x )"
+
+
+# --------------------------------------------------------------------------- fit rules (item 1)
+
+def _power(lo, hi, n, p=0.5, correction=0.0, omega=1.0):
+    eta = asymptotic.geometric_grid(lo, hi, n)
+    return lambda c: asymptotic.Series(eta, eta ** p * (1 + correction * eta ** omega))
+
+
+def test_fit_over_1_2_decades_is_inconclusive_and_names_the_knob():
+    ev = asymptotic.rate("p", _power(10 ** -2.2, 1e-1, 12), 0.5, 0.05)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and "extend the grid" in ev.summary
+    ev = asymptotic.bounded("O", _power(10 ** -2.2, 1e-1, 12, p=0.0), 0.1)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and "1.20 decades" in ev.summary
+    assert asymptotic.rate("p", _power(10 ** -2.6, 1e-1, 12), 0.5, 0.05)(ctx()).status \
+        is Status.SUPPORTED
+
+
+def test_fewer_than_8_points_is_inconclusive_whatever_min_points_says():
+    ev = asymptotic.rate("p", _power(1e-4, 1e-1, 7), 0.5, 0.05, min_points=3)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and "need 8" in ev.summary
+    assert asymptotic.rate("p", _power(1e-4, 1e-1, 8), 0.5, 0.05)(ctx()).status is Status.SUPPORTED
+
+
+def test_low_r2_is_inconclusive():
+    eta = asymptotic.geometric_grid(1e-4, 1e-1, 12)
+    zigzag = np.where(np.arange(12) % 2, 8.0, 1 / 8)  # a trend buried in factor-64 oscillation
+    measure = lambda c: asymptotic.Series(eta, eta ** 1.0 * zigzag)
+    ev = asymptotic.rate("p", measure, 1.0, 0.5)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and "R²" in ev.summary
+
+
+def test_tolerance_is_relative_for_small_exponents():
+    # beta = 10: 1/(beta-1) = 1/9 must not accept data with exponent 1/10, nor the reverse
+    truth = _power(1e-5, 1e-1, 12, p=0.1)
+    assert asymptotic.rate("p", truth, 0.1, 0.05)(ctx()).status is Status.SUPPORTED
+    ev = asymptotic.rate("p", truth, 1 / 9, 0.05)(ctx())
+    assert ev.status is Status.REFUTED and ev.data["tolerance"] == pytest.approx(0.05 / 9)
+    assert ev.data["tolerance_stated"] == 0.05
+
+
+def test_drift_of_local_slopes_counts_as_uncertainty():
+    # y = eta^0.5 (1 + 3 eta^0.5): the whole-grid slope 0.587 is biased; the near-limit half (0.533)
+    # with half the drift as remaining bias cannot decide a tight tolerance, and does not refute
+    biased = _power(1e-4, 1e-1, 12, p=0.5, correction=3.0, omega=0.5)
+    ev = asymptotic.rate("p", biased, 0.5, 0.05)(ctx())
+    assert ev.status is Status.INCONCLUSIVE and abs(ev.data["local_slope_drift"]) > 0.1
+    assert ev.data["estimate"] == pytest.approx(ev.data["local_slope_near_limit"])
+    assert "toward the limit" in ev.summary
+    # a clearly wrong exponent is still refuted despite the drift
+    assert asymptotic.rate("p", biased, 1.0, 0.05)(ctx()).status is Status.REFUTED
+    # a small correction leaves the fit decidable
+    mild = _power(1e-4, 1e-1, 12, p=0.5, correction=0.1, omega=1.0)
+    assert asymptotic.rate("p", mild, 0.5, 0.05)(ctx()).status is Status.SUPPORTED
+
+
+def test_bounded_toward_infinity_and_drift():
+    d = asymptotic.geometric_grid(10, 1e4, 10)
+    assert asymptotic.bounded("O", lambda c: asymptotic.Series(d, 3 - 1 / d), 0.1,
+                              toward="infinity")(ctx()).status is Status.SUPPORTED
+    assert asymptotic.bounded("O", lambda c: asymptotic.Series(d, np.log(d)), 0.05,
+                              toward="infinity")(ctx()).status is not Status.SUPPORTED
+
+
+# --------------------------------------------------------------------------- smaller defects (item 9)
+
+def test_list_into_a_closed_pipe_exits_quietly():
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-m", "verify", "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written (`| head -0`)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_seeds_option_counts_seeds_per_claim(monkeypatch, capsys):
+    from verify import cli
+    flaky = _claim("toy.lem17", (Check("odd_seeds_fail", lambda c: outcome(
+        Status.REFUTED if c.run_seed % 2 else Status.SUPPORTED, "x")),))
+    monkeypatch.setattr(cli, "catalogue", lambda: [flaky])
+    assert cli.parse_seeds("0-3") == [0, 1, 2, 3] and cli.parse_seeds("5,2-3") == [5, 2, 3]
+    assert cli.main(["check", "--quiet", "--seeds", "0-3", "--json"]) == 1
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["seeds_met"] == 2 and row["seeds_total"] == 4
+    assert row["seeds"] == {"0": "supported", "1": "refuted", "2": "supported", "3": "refuted"}
+    assert row["verdict"] == "refuted"  # the first seed that missed
+    assert cli.main(["check", "--quiet", "--seeds", "0,2"]) == 0
+    assert "seeds 2/2 met" in capsys.readouterr().out

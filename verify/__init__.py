@@ -7,7 +7,7 @@ Declaring claims (``claims/<paper>/<section>.py``)
 Writing checks
     :func:`check` (decorator: ``fn(ctx) -> Evidence`` becomes a :class:`Check`), :func:`outcome`
     (the :class:`Evidence` a check function returns), :class:`Status` (= :data:`Verdict`),
-    :class:`Context` (seed, budget, ``ctx.pick(quick, full)``, ``ctx.rng()``), :func:`all_checks`;
+    :class:`Context` (seed, budget, ``ctx.pick(quick, full)``, ``ctx.rng()``), :func:`all_checks`, :func:`corroborate` (a check as corroboration of a part);
     check constructors in the submodules ``symbolic`` (exact identities), ``sampling``
     (:func:`forall` over hypothesis strategies, :func:`witness`, :data:`SKIP`), ``asymptotic``
     (rates and constants), ``certify`` (arb interval certificates), ``dynamics`` (GD lanes) and
@@ -21,14 +21,14 @@ first use, so ``import verify`` stays light.
 """
 from importlib import import_module as _import_module
 
-from .claim import (BUDGETS, Check, Claim, all_checks, Context, Evidence, Figure, Paper, Planted, Result,
-                    Source, Status, Verdict, catalogue, check, dependency_order, derive_seed, outcome,
-                    run_claim, run_planted, select)
+from .claim import (BUDGETS, Check, Claim, all_checks, combine, corroborate, Context, Evidence, Figure,
+                    Paper, PartVerdict, Planted, Result, Source, Status, Verdict, catalogue, check,
+                    dependency_order, derive_seed, outcome, run_claim, run_planted, select)
 
 _LAZY = {"SKIP": "sampling", "forall": "sampling", "witness": "sampling", "Loss": "loss"}
 _SUBMODULES = ("asymptotic", "certify", "discovery", "dynamics", "loss", "sampling", "symbolic")
 
-__all__ = ["BUDGETS", "all_checks", "Check", "check", "Claim", "Context", "Evidence", "Figure", "Paper",
+__all__ = ["BUDGETS", "all_checks", "combine", "corroborate", "PartVerdict", "Check", "check", "Claim", "Context", "Evidence", "Figure", "Paper",
            "Planted", "Result", "Source", "Status", "Verdict", "catalogue", "dependency_order",
            "derive_seed", "outcome", "run_claim", "run_planted", "select", *_LAZY, *_SUBMODULES]
 

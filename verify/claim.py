@@ -1,15 +1,32 @@
 """The claim model: claims as frozen data, checks as values, verdicts as an ordered scale.
 
 A :class:`Claim` is declared once, at module level, under ``claims/<paper>/``. Its checks are
-:class:`Check` values; running one yields :class:`Evidence`, and a claim's verdict is the weakest
-status among its checks (``refuted < inconclusive < supported < proved``).
+:class:`Check` values; running one yields :class:`Evidence`.
+
+Roles (design.md, "Verdicts"). Every check has a ``role``:
+
+- ``"part"`` (the default): the check tests one part of the statement;
+- ``"corroboration"``: the check is extra evidence for the part named by ``of`` (the name of a
+  part check of the same claim), e.g. a numeric cross-check of an exact identity::
+
+      checks=(symbolic.identity("identity", lhs, rhs),
+              corroborate(sampling.forall("numeric", ...), of="identity"))
+
+  (``corroborate(c, of=...)`` is ``dataclasses.replace(c, role="corroboration", of=...)``).
+
+Combining evidence (:func:`combine`): a part's verdict is its *strongest* evidence among the part
+check and its corroborations — ``proved`` beats ``supported``, and a decisive answer (proved,
+supported or refuted) beats ``inconclusive``; so a numeric cross-check never demotes an exact proof.
+Evidences of one part that contradict each other (proved or supported vs refuted) make the part
+``inconsistent``. The claim takes its weakest part's verdict on the scale
+``inconsistent < refuted < inconclusive < supported < proved``. ``inconsistent`` never meets an
+expectation (not even ``refuted``): it fails in pytest and makes ``check`` exit non-zero.
 """
 from __future__ import annotations
 
 import hashlib
 import time
-import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Any, Callable, Iterable, Mapping
 
@@ -17,8 +34,12 @@ import numpy as np
 
 
 class Status(IntEnum):
-    """Verdict scale; ordering is meaningful (a claim takes the minimum over its checks)."""
+    """Verdict scale; ordering is meaningful (a claim takes the minimum over its parts).
 
+    ``INCONSISTENT`` is a claim/part-level verdict only (contradicting evidences); it sorts lowest
+    so that one contradiction decides the claim."""
+
+    INCONSISTENT = -1
     REFUTED = 0
     INCONCLUSIVE = 1
     SUPPORTED = 2
@@ -33,7 +54,8 @@ class Status(IntEnum):
             return cls[text.upper()]
         except KeyError:
             raise ValueError(
-                f"unknown verdict {text!r}; expected one of proved, supported, inconclusive, refuted"
+                f"unknown verdict {text!r}; expected one of proved, supported, inconclusive, "
+                "refuted, inconsistent"
             ) from None
 
 
@@ -50,10 +72,15 @@ class Evidence:
     status: Status
     summary: str
     data: Mapping[str, Any] = field(default_factory=dict)
+    role: str = "part"  # copied from the Check that produced it
+    of: str | None = None  # for a corroboration: the part check it corroborates
 
     def to_json(self) -> dict:
-        return {"check": self.check, "verdict": str(self.status), "summary": self.summary,
-                "data": _jsonable(self.data)}
+        out = {"check": self.check, "verdict": str(self.status), "summary": self.summary,
+               "data": _jsonable(self.data)}
+        if self.role != "part":
+            out.update(role=self.role, of=self.of)
+        return out
 
 
 def _jsonable(value: Any) -> Any:
@@ -129,17 +156,46 @@ class Check:
     name: str
     run: Callable[[Context], Evidence]
     kind: str = "custom"  # SYM, INT, TRAJ, RATE, PHASE, CERT
+    role: str = "part"  # "part" of the statement, or "corroboration" of the part named by ``of``
+    of: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"check {self.name!r}: role={self.role!r} must be one of {ROLES}")
+        if (self.role == "corroboration") != (self.of is not None):
+            raise ValueError(f"check {self.name!r}: a corroboration names the part it corroborates "
+                             f"(of=...), and only a corroboration does (role={self.role!r}, "
+                             f"of={self.of!r})")
 
     def __call__(self, ctx: Context) -> Evidence:
         try:
             evidence = self.run(ctx)
         except Exception as exc:  # a crashing check decides nothing; never a pass
-            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            evidence = Evidence(self.name, Status.INCONCLUSIVE, f"check raised {tb}",
-                                {"error": tb})
-        if evidence.check != self.name:
-            evidence = Evidence(self.name, evidence.status, evidence.summary, evidence.data)
+            error = describe_exception(exc)
+            evidence = Evidence(self.name, Status.INCONCLUSIVE, f"check raised {error}",
+                                {"error": error})
+        if (evidence.check, evidence.role, evidence.of) != (self.name, self.role, self.of):
+            evidence = Evidence(self.name, evidence.status, evidence.summary, evidence.data,
+                                self.role, self.of)
         return evidence
+
+
+ROLES = ("part", "corroboration")
+
+
+def corroborate(check: "Check", of: str) -> "Check":
+    """The same check, as a corroboration of the part check named ``of`` (see the module doc)."""
+    return replace(check, role="corroboration", of=of)
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` on one line (the message's lines joined), whatever the message looks like.
+
+    ``traceback.format_exception_only(...)[-1]`` is only the *last line* of a multi-line message
+    (e.g. a closing parenthesis); the whole message is kept here."""
+    message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    name = type(exc).__qualname__
+    return f"{name}: {message}" if message else name
 
 
 def outcome(status: Status, summary: str, **data: Any) -> Evidence:
@@ -245,6 +301,13 @@ class Claim:
         names = [c.name for c in self.checks]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: check names must be unique, got {names}")
+        parts = {c.name for c in self.checks if c.role == "part"}
+        if self.checks and not parts:
+            raise ValueError(f"{self.id}: every check is a corroboration; at least one must be a part")
+        for c in self.checks:
+            if c.role == "corroboration" and c.of not in parts:
+                raise ValueError(f"{self.id}: check {c.name!r} corroborates {c.of!r}, which is not a "
+                                 f"part check of this claim (parts: {sorted(parts)})")
         tags = [p.tag for p in self.planted]
         if len(set(tags)) != len(tags):
             raise ValueError(f"{self.id}: planted tags must be unique, got {tags}")
@@ -263,22 +326,78 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class PartVerdict:
+    """How one part of a statement was decided: its verdict, the deciding check, and the checks
+    (part + corroborations) whose evidence was combined; ``contradiction`` lists the checks that
+    disagree when the verdict is ``inconsistent``."""
+
+    part: str
+    verdict: Status
+    deciding: str
+    checks: tuple[str, ...]
+    contradiction: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        out = {"part": self.part, "verdict": str(self.verdict), "deciding": self.deciding,
+               "checks": list(self.checks)}
+        if self.contradiction:
+            out["contradiction"] = list(self.contradiction)
+        return out
+
+
+def combine(evidence: Iterable[Evidence]) -> tuple[Status, tuple[PartVerdict, ...]]:
+    """Claim verdict from evidence with roles (module doc): strongest evidence per part, a
+    contradiction inside a part is ``inconsistent``, the claim takes its weakest part."""
+    evidence = list(evidence)
+    groups: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        if e.role == "part":
+            groups.setdefault(e.check, []).insert(0, e)
+    for e in evidence:
+        if e.role != "part":
+            if e.of not in groups:
+                raise ValueError(f"evidence {e.check!r} corroborates {e.of!r}, which has no part evidence")
+            groups[e.of].append(e)
+    parts = []
+    for name, group in groups.items():
+        passing = [e for e in group if e.status >= Status.SUPPORTED]
+        refuting = [e for e in group if e.status <= Status.REFUTED]
+        if passing and refuting:
+            verdict, deciding = Status.INCONSISTENT, refuting[0].check
+            contradiction = tuple(e.check for e in passing + refuting)
+        else:
+            decisive = passing or refuting or group
+            best = max(decisive, key=lambda e: e.status)  # first of the strongest: the part check
+            verdict, deciding, contradiction = best.status, best.check, ()
+        parts.append(PartVerdict(name, verdict, deciding, tuple(e.check for e in group), contradiction))
+    if not parts:
+        raise ValueError("no part evidence to combine")
+    return min(p.verdict for p in parts), tuple(parts)
+
+
+@dataclass(frozen=True)
 class Result:
     claim: Claim
     verdict: Status
     evidence: tuple[Evidence, ...]
     seconds: float
+    parts: tuple[PartVerdict, ...] = ()
 
     @property
     def meets_expectation(self) -> bool:
         return meets(self.claim.expect, self.verdict)
 
     def to_json(self) -> dict:
-        return {"id": self.claim.id, "verdict": str(self.verdict), "expect": self.claim.expect,
-                "evidence": [e.to_json() for e in self.evidence]}
+        out = {"id": self.claim.id, "verdict": str(self.verdict), "expect": self.claim.expect,
+               "evidence": [e.to_json() for e in self.evidence]}
+        if any(len(p.checks) > 1 or p.verdict == Status.INCONSISTENT for p in self.parts):
+            out["parts"] = [p.to_json() for p in self.parts]
+        return out
 
 
 def meets(expect: str, verdict: Status) -> bool:
+    if verdict == Status.INCONSISTENT:  # contradicting evidence is a defect, whatever was expected
+        return False
     if expect == "unchecked":
         return True
     if expect == "refuted":
@@ -288,7 +407,7 @@ def meets(expect: str, verdict: Status) -> bool:
 
 def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
               progress: Callable[[str], None] | None = None) -> Result:
-    """Run every check of a claim with per-check derived seeds; verdict = weakest status."""
+    """Run every check of a claim with per-check derived seeds; verdict by :func:`combine`."""
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}")
     started = time.perf_counter()
@@ -302,8 +421,8 @@ def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
         if progress:
             progress(f"{claim.id}: {check.name}")
         evidence.append(check(ctx))
-    verdict = min(e.status for e in evidence)
-    return Result(claim, verdict, tuple(evidence), time.perf_counter() - started)
+    verdict, parts = combine(evidence)
+    return Result(claim, verdict, tuple(evidence), time.perf_counter() - started, parts)
 
 
 def run_planted(claim: Claim, planted: Planted, seed: int = 0, budget: str = "quick") -> Evidence:

@@ -5,11 +5,16 @@ The JSON shapes are a contract other tools script against (see ``shared/design.m
 - ``check --json``: one object per claim: id, verdict, expect, evidence[{check, verdict, summary, data}].
   Exit status 0 iff every verdict meets its expectation (and, with ``--planted``, every planted
   error is refuted).
+- ``check --seeds A-B`` runs every claim at each run seed A..B; each object then also has
+  ``seeds`` ({seed: verdict}), ``seeds_met`` and ``seeds_total``; ``verdict``/``evidence`` are those
+  of the first seed that missed the expectation (of seed A when none did). Exit status 0 iff every
+  claim met its expectation at every seed (and every planted error was refuted at every seed).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -62,32 +67,62 @@ def cmd_list(args) -> int:
     return 0
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``"0-9"`` (inclusive range), ``"3"`` or ``"0,4,7"`` -> list of run seeds."""
+    seeds: list[int] = []
+    try:
+        for piece in text.split(","):
+            lo, sep, hi = piece.strip().partition("-")
+            seeds += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seeds expects A-B, N or a comma list, got {text!r}") from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise argparse.ArgumentTypeError(f"--seeds {text!r} selects no non-negative seed")
+    return list(dict.fromkeys(seeds))
+
+
 def cmd_check(args) -> int:
     claims = _selected(args.ids, strict=True)
     say = _progress(not args.quiet)
+    seeds = args.seeds or [args.seed]
     rows, ok = [], True
     for i, claim in enumerate(claims, 1):
         if say:
             say(f"[{i}/{len(claims)}] {claim.id}")
-        result = run_claim(claim, seed=args.seed, budget=args.budget)
-        ok &= result.meets_expectation
-        row = result.to_json()
+        results = {s: run_claim(claim, seed=s, budget=args.budget) for s in seeds}
+        met = [s for s, r in results.items() if r.meets_expectation]
+        ok &= len(met) == len(seeds)
+        shown = next((r for r in results.values() if not r.meets_expectation), results[seeds[0]])
+        row = shown.to_json()
+        if args.seeds:
+            row.update(seeds={str(s): str(r.verdict) for s, r in results.items()},
+                       seeds_met=len(met), seeds_total=len(seeds))
         if args.planted and claim.expect != "unchecked":
             row["planted"] = []
             for p in claim.planted:
-                ev = run_planted(claim, p, seed=args.seed, budget=args.budget)
-                ok &= ev.status == Status.REFUTED
-                row["planted"].append({"tag": p.tag, "description": p.description,
-                                       **ev.to_json()})
+                evs = {s: run_planted(claim, p, seed=s, budget=args.budget) for s in seeds}
+                refuted = [s for s, ev in evs.items() if ev.status == Status.REFUTED]
+                ok &= len(refuted) == len(seeds)
+                ev = next((e for e in evs.values() if e.status != Status.REFUTED), evs[seeds[0]])
+                prow = {"tag": p.tag, "description": p.description, **ev.to_json()}
+                if args.seeds:
+                    prow.update(seeds_refuted=len(refuted), seeds_total=len(seeds))
+                row["planted"].append(prow)
         rows.append(row)
         if not args.json:
-            mark = "ok " if result.meets_expectation else "BAD"
-            print(f"{mark} {claim.id:32s} {str(result.verdict):12s} (expect {claim.expect})")
-            if args.verbose or not result.meets_expectation:
-                print(render_evidence(result.evidence))
+            mark = "ok " if len(met) == len(seeds) else "BAD"
+            robust = f"  seeds {len(met)}/{len(seeds)} met" if args.seeds else ""
+            print(f"{mark} {claim.id:32s} {str(shown.verdict):12s} (expect {claim.expect}){robust}")
+            if args.seeds and len(met) < len(seeds):
+                print("    missed at seeds " + ", ".join(f"{s} ({r.verdict})" for s, r in
+                                                        results.items() if s not in met))
+            if args.verbose or not shown.meets_expectation:
+                print(render_evidence(shown.evidence))
             for p in row.get("planted", []):
                 pm = "ok " if p["verdict"] == "refuted" else "BAD"
-                print(f"    {pm} #{p['tag']:6s} {p['verdict']:12s} {p['description']}")
+                extra = f"  seeds {p['seeds_refuted']}/{p['seeds_total']} refuted" if args.seeds else ""
+                print(f"    {pm} #{p['tag']:6s} {p['verdict']:12s} {p['description']}{extra}")
+        sys.stdout.flush()
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         print()
@@ -176,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(q)
     q.add_argument("--json", action="store_true")
     q.add_argument("--planted", action="store_true", help="also run every planted error")
+    q.add_argument("--seeds", type=parse_seeds, default=None, metavar="A-B",
+                   help="run at every seed A..B (or N, or a comma list) and count, per claim, the "
+                        "seeds at which it met its expectation (overrides --seed)")
     q.add_argument("-v", "--verbose", action="store_true", help="show the evidence of every claim")
     q.set_defaults(fn=cmd_check, default_budget="quick")
 
@@ -207,7 +245,18 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "budget", "unset") is None:
         args.budget = args.default_budget
-    return args.fn(args)
+    try:
+        code = args.fn(args)
+        sys.stdout.flush()  # inside the try: a piped stdout is block-buffered
+        return code
+    except BrokenPipeError:
+        # the reader went away (`python -m verify list | head`): stop quietly, like other CLI
+        # tools; stdout is pointed at devnull so the interpreter's final flush cannot raise again
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # stdout without a file descriptor
+            pass
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,7 @@
   claims must reach it; erratum claims with ``expect="refuted"`` pass only while refuted);
   an ``inconclusive`` verdict fails and the message names the knob to turn.
 - ``<claim id>#<tag>`` (a planted error) passes only when the engine refutes it.
+- an ``inconsistent`` verdict (a part's evidences contradict each other) always fails.
 
 Options: ``--verify-seed N`` (default 0) and ``--verify-budget quick|full`` (default quick).
 Installed papers (entry-point group ``eos_verify.papers``) are collected too, unless the run names
@@ -161,7 +162,12 @@ def _explain(result: Result, seed: int, budget: str) -> str:
     head = (f"{claim.id}: verdict {result.verdict}, expected {claim.expect} "
             f"({claim.title}; {claim.source})")
     hint = ""
-    if result.verdict == Status.INCONCLUSIVE:
+    if result.verdict == Status.INCONSISTENT:
+        clashes = "; ".join(f"part {p.part!r}: {', '.join(p.contradiction)} disagree"
+                            for p in result.parts if p.verdict == Status.INCONSISTENT)
+        hint = (f"\nINCONSISTENT evidence ({clashes}): one check passes where another refutes the "
+                "same part. One of them tests the wrong thing; this never meets an expectation.")
+    elif result.verdict == Status.INCONCLUSIVE:
         hint = ("\nThe evidence could not decide. Try `--verify-budget full`, or the knob named "
                 "in the summary above (grid, precision, step budget).")
     elif claim.expect == "refuted":
@@ -172,6 +178,6 @@ def _explain(result: Result, seed: int, budget: str) -> str:
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     counts = config.stash.get(_RESULTS_KEY, Counter())
     if counts:
-        order = ["proved", "supported", "inconclusive", "refuted"]
+        order = ["proved", "supported", "inconclusive", "refuted", "inconsistent"]
         text = ", ".join(f"{counts[k]} {k}" for k in order if counts[k])
         terminalreporter.write_line(f"claim verdicts: {text}")

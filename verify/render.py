@@ -38,11 +38,16 @@ def data_line(data: Mapping[str, Any]) -> str:
     return "; ".join(f"{k}={format_number(v)}" for k, v in data.items() if k not in _BULKY)
 
 
+def check_label(e: Evidence) -> str:
+    """The check name, marked when the check corroborates a part instead of being one."""
+    return e.check if e.role == "part" else f"{e.check} (corroborates {e.of})"
+
+
 def render_evidence(evidence: Iterable[Evidence]) -> str:
     """Plain text: one block per check (verdict, summary, numbers)."""
     lines = []
     for e in evidence:
-        lines.append(f"  [{e.status}] {e.check}: {e.summary}")
+        lines.append(f"  [{e.status}] {check_label(e)}: {e.summary}")
         numbers = data_line(e.data)
         if numbers:
             lines.append(f"      {numbers}")
@@ -76,7 +81,8 @@ def markdown_cell(text: str) -> str:
 def render_evidence_markdown(evidence: Iterable[Evidence]) -> str:
     rows = ["| check | verdict | summary | numbers |", "|---|---|---|---|"]
     for e in evidence:
-        rows.append(f"| `{e.check}` | **{e.status}** | {markdown_cell(e.summary)} | "
+        label = f"`{e.check}`" if e.role == "part" else f"`{e.check}` (corroborates `{e.of}`)"
+        rows.append(f"| {label} | **{e.status}** | {markdown_cell(e.summary)} | "
                     f"{markdown_cell(data_line(e.data))} |")
         for name, verdict, summary, numbers in _parts(e):
             shown = f"*{verdict}*" if verdict else ""

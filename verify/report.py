@@ -23,9 +23,9 @@ from .claim import (Claim, Context, Result, Status, dependency_order, derive_see
 from .findings import findings_markdown
 from .render import markdown_cell, render_evidence_markdown
 
-ORDER = ["proved", "supported", "inconclusive", "refuted"]
+ORDER = ["proved", "supported", "inconclusive", "refuted", "inconsistent"]
 BADGE = {"proved": "✅ proved", "supported": "🟢 supported", "inconclusive": "🟡 inconclusive",
-         "refuted": "🔴 refuted"}
+         "refuted": "🔴 refuted", "inconsistent": "⛔ inconsistent"}
 
 
 def _anchor(claim_id: str) -> str:

@@ -507,7 +507,7 @@ def _flow_limit_series(ctx) -> asymptotic.Series:
     d, A0, T = 10.0, 1.0, 1.0
     sol = mm.flow(A0, d, t_end=T)
     b_gf = float(sol.y[1, -1])
-    etas = asymptotic.geometric_grid(1e-4, 1e-2, ctx.pick(6, 9))
+    etas = asymptotic.geometric_grid(1e-4, 1e-2, ctx.pick(8, 10))  # the fit rules: >= 8 points
     errs = []
     for eta in etas:
         steps = int(round(T / eta))
