@@ -697,7 +697,7 @@ PROP3 = Claim(
         Planted("p2", "|s_t̄| ≍ η^{1/(β(β−1))}", combine("p2", {
             k: rate(k, measure(k, lambda r, eta: r.s_cross), 1.0 / (beta_of(k) * (beta_of(k) - 1)), 0.1)
             for k in ("beta=3/2", "beta=3")}, "RATE")),
-        _near_rates("p3", "near miss: |s_t̄| ≲ η^{1/(β−1) + 2.5τ}", PROP3_KEYS,
+        _near_rates("p3", "near miss: |s_t̄| ≲ η^{1/(β−1) + 2.5τ}", fitted(PROP3_KEYS),
                     lambda k: fast_exponent(beta_of(k)) + 0.25, 0.1, mode="at_least",
                     quantity=lambda r, eta: r.s_cross),
     ),
