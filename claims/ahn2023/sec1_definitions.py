@@ -343,7 +343,7 @@ DEF8 = Claim(
     checks=(_g_quadrature_check("quadrature_vs_closed_form", lambda b: float(mm.g(b))),),
     planted=(Planted("p1", "g(b) = bΦ(b) (φ term dropped)",
                      _g_quadrature_check("p1", lambda b: b * float(mm.g_prime(b)))),),
-    uses=("ahn2023.lem2",),
+    uses=(),  # a definition; Lemma 2 computes its closed form and uses it
 )
 
 
@@ -426,7 +426,8 @@ DEF10 = Claim(
     statement=r"A_{t+1} = A_t - 2d^2\eta\,\ell_{sym}'(A_t g(b_t)) g(b_t),\ b_{t+1} = b_t - \eta\,"
               r"\ell_{sym}'(A_t g(b_t)) A_t g'(b_t),\ (A_0, b_0) = (A_0, 0),\ A_0 \ne 0",
     hypotheses=(r"A_0 = d(a^-_0 + a^+_0) \ne 0 (§7 F1)",),
-    uses=("ahn2023.def8", "ahn2023.fact6"),
+    # not fact6: fact6 derives (5) and uses this definition
+    uses=("ahn2023.def8",),
     expect="supported",
     checks=(_mm_precision, _frozen_check("zero_start_is_frozen")),
     planted=(Planted("p1", "with a⁻₀ + a⁺₀ = 0 (the extraction's reading) the bias moves",

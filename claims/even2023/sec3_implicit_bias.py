@@ -700,7 +700,8 @@ THM2 = Claim(
     statement=r"\exists B = O(\inf_S\|\beta\|_\infty), c>0:\ \gamma_k \le c/(LB) \Rightarrow "
               r"\beta_k \to \beta^*_\infty\ a.s.;\ .scaling: (X,ty,\sqrt t\alpha,\gamma/t)\mapsto t\beta,"
               r"\ (sX,sy,\alpha,\gamma/s^2)\mapsto\beta",
-    uses=("even2023.thm1", "even2023.fact5", "even2023.prop3", "even2023.def13", "even2023.def14"),
+    # not prop3: Proposition 3 (§4.1) is stated under Theorem 2's stepsizes, so it uses thm2
+    uses=("even2023.thm1", "even2023.fact5", "even2023.def13", "even2023.def14"),
     status="theorem",
     trust="M",
     expect="supported",
@@ -786,7 +787,8 @@ PROP1 = Claim(
     statement=r"E L(\beta_k)\le(1-c\gamma\alpha^2\lambda_b)^kL(\beta_0);\ .local: L(\beta_{k+1})/L(\beta_k)\to"
               r"\rho=\max_j(1-\gamma\mu_j)^2,\ \mu=spec(XDX^\top/n),\ D=diag(u_\infty^2+v_\infty^2)",
     hypotheses=("Theorem 2's assumptions (constants not recovered)",),
-    uses=("even2023.thm2", "even2023.fact1", "even2023.fact9", "even2023.def13"),
+    # not fact9: fact9 identifies the sharpness with the μ_max of prop1.local, so it uses prop1
+    uses=("even2023.thm2", "even2023.fact1", "even2023.def13"),
     status="theorem",
     trust="U",
     expect="supported",

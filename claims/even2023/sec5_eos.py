@@ -370,8 +370,8 @@ FIG1 = Claim(
     title="Large stepsizes help SGD and hurt GD (sparse regression)",
     statement=r"(a)\ small\ \gamma: \beta^*_\infty\approx\beta^*_\alpha;\ (b)\ SGD's\ error\ falls\ with\ \gamma,"
               r"\ below\ GF;\ (c)\ GD's\ error\ grows\ in\ the\ EoS\ window",
-    uses=("even2023.thm1", "even2023.eq9", "even2023.obs1", "even2023.eq25", "even2023.eq26",
-          "even2023.fact8", "even2023.prop18"),
+    # not obs1 / fact8: those readings of the figure cite it, so they use it
+    uses=("even2023.thm1", "even2023.eq9", "even2023.eq25", "even2023.eq26", "even2023.prop18"),
     status="empirical",
     trust="M",
     expect="supported",
@@ -466,7 +466,8 @@ FIG2 = Claim(
     title="Gain scale grows with γ; GD's gain concentrates on the support, SGD's is flat",
     statement=r".left: \|\mathrm{Gain}_\gamma\|_1\uparrow\ in\ \gamma,\ very\ large\ near\ \tilde\gamma_{max};\ "
               r".right: H_{GD}>H_{SGD},\ H=\mathrm{mean}_{supp}\mathrm{Gain}/\mathrm{mean}_{off}\mathrm{Gain}",
-    uses=("even2023.eq11", "even2023.fact8", "even2023.obs1", "even2023.eq25", "even2023.eq26"),
+    # not obs1 / fact8: those readings of the figure cite it, so they use it
+    uses=("even2023.eq11", "even2023.eq25", "even2023.eq26"),
     status="empirical",
     trust="U",
     expect="supported",
