@@ -28,7 +28,7 @@ DECIDING = ("witness", "slope", "predicted", "tolerance", "r2", "constant", "lea
             "margin", "slack", "min_ratio", "max_ratio", "residual", "examples", "skipped", "points",
             "runs", "n", "samples", "outcomes")
 _HIDDEN_IN_ROW = {"why", "method", "budget", "seed", "stderr", "leading_constant_stderr",
-                  "constant_stderr"}
+                  "constant_stderr", "lhs", "rhs"}  # lhs/rhs: already in an identity's summary
 ROW_FIGURES_CHARS = 220  # budget of the figures cell (the summary cell has its own, SUMMARY_CHARS)
 SUMMARY_CHARS = 260
 
