@@ -63,8 +63,19 @@ def format_number(value: Any) -> str:
 _FLOAT = re.compile(r"(?<![\w.])(-?\d+\.\d+(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+)(?![\w.])")
 
 
+_REPR_NOISE = [(re.compile(r"\b(?:np\.)?(?:float|int)(?:16|32|64|128)\(([^()]*)\)"), r"\1"),
+               (re.compile(r"\barray\((\[[^()]*\])(?:, dtype=\w+)?\)"), r"\1"),
+               (re.compile(r"mpf\('([^']*)'\)"), r"\1"),
+               (re.compile(r"\s+"), " ")]
+
+
 def round_numbers(text: str) -> str:
-    """Floats inside free text rounded like :func:`format_number` (integers and fractions kept)."""
+    """Floats inside free text rounded like :func:`format_number` (integers and fractions kept);
+    numpy / mpmath reprs (``np.float64(0.5)``, ``array([...])``, ``mpf('0.5')``) shown as plain
+    numbers and lists."""
+    for pattern, repl in _REPR_NOISE:
+        text = pattern.sub(repl, text)
+
     def one(match: re.Match) -> str:
         literal = match.group(0)
         digits = re.sub(r"[eE].*$", "", literal).replace("-", "").replace(".", "").lstrip("0")

@@ -31,6 +31,28 @@ from .report_pages import BADGE, TRUST, anchor, paper_page, section_anchor, stat
 
 ORDER = ["proved", "supported", "inconclusive", "refuted"]
 DATA_DIGITS = 10  # significant digits of floats in data/*.json (absorbs last-bit platform noise)
+# engine terms that appear in evidence data; papers add their own through ``GLOSSARY`` in their
+# package (``claims/<paper>/__init__.py``)
+ENGINE_GLOSSARY = {
+    "slope ± stderr": "fitted exponent of y ~ C x^p (least squares in log-log) and its standard error",
+    "predicted": "the exponent the statement predicts; `mode` says whether it must be equal, at least or at most",
+    "tolerance": "the stated acceptance tolerance (τ) of the check, fixed before looking at data",
+    "r2": "R² of the log-log fit",
+    "constant": "fitted leading constant C of y ~ C x^p (the O(·) constant)",
+    "dropped_points": "grid points dropped before a fit (non-finite, or at or below the precision floor)",
+    "min_ratio / max_ratio": "extremes over the grid of a ratio that must stay bounded (the empirical hidden constant)",
+    "growth_toward_limit": "log-slope of that ratio toward the limit; > tolerance means it blows up",
+    "side / toward": "bounded above, below or both (O, Ω, Θ), as x tends to zero or infinity",
+    "examples / skipped": "hypothesis-generated inputs tried / outside the statement's scope (counted, never a pass)",
+    "seed": "the seed derived for this check from the run seed (sha256 of run seed, claim id, check name)",
+    "witness": "the input (shrunk by hypothesis, or an explicit point) at which a statement fails",
+    "lanes": "independent runs (e.g. step sizes × initialisations) iterated together as one float64 array",
+    "outcomes": "how the runs ended: converged, diverged, NaN/overflow, frozen (an iterate exactly 0), out of budget",
+    "max_steps_used": "the largest number of steps any run needed",
+    "hp_arb / hp_dd / hp_agree": "cross-check of the float64 runs at high precision: arb balls (≥ 30 digits) / compiled double-double (~32 digits) / whether they agree within hp_tolerance",
+    "prec_bits / dps": "working precision in bits / decimal digits",
+    "boxes": "sub-intervals of an interval (arb) certificate",
+}
 VERSIONED = ("hypothesis", "numpy", "scipy", "sympy", "mpmath", "python-flint", "numba", "matplotlib")
 
 
@@ -199,13 +221,12 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
               + "; ".join(f"**\\[{k}\\]** {v}" for k, v in TRUST.items()) + ".",
               "- Each evidence row links to the code of the check; the claim links to its code, "
               "its place in the paper and its complete data (`data/<claim id>.json`).", ""]
-    gloss = sourcelinks.glossary(s.module for s in sections.values())
+    gloss = dict(ENGINE_GLOSSARY)
+    gloss.update(sourcelinks.glossary(s.module for s in sections.values()))
     lines += ["## Glossary", ""]
-    if gloss:
-        lines += ["| term | meaning |", "|---|---|"]
-        lines += [f"| {code_span(k)} | {markdown_cell(v)} |" for k, v in sorted(gloss.items())]
-    else:
-        lines.append("(the paper packages define no glossary)")
+    lines += ["| term | meaning |", "|---|---|"]
+    lines += [f"| {code_span(k)} | {markdown_cell(v)} |" for k, v in sorted(gloss.items(),
+                                                                              key=lambda kv: kv[0].lower())]
     lines.append("")
     graph = depgraph.edges(ordered)
     loops = depgraph.cycles(graph)
