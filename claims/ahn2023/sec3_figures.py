@@ -35,6 +35,14 @@ def _seed(ctx) -> int:
     return int(ctx.shared_seed("ahn2023.sec3_figures") % 2**32)
 
 
+def _even_odd(ax, series, label: str, color: str, **kw) -> None:
+    """Plot a period-2 oscillating series as two curves, even and odd iterates, so the envelope
+    is readable (joined consecutive iterates fill a solid band)."""
+    t = np.arange(len(series))
+    ax.plot(t[0::2], series[0::2], color=color, label=f"{label}, even t", **kw)
+    ax.plot(t[1::2], series[1::2], color=color, ls=":", label=f"{label}, odd t", **kw)
+
+
 # =========================================================================== Figure 1
 
 def hinge_fit(x: np.ndarray, y: np.ndarray, right_degree: int = 3, n_grid: int = 3000) -> dict:
@@ -438,22 +446,43 @@ def _draw_fig4(ctx, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     r = _fig4_run(_seed(ctx))
-    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
-    ax[0].plot(r["sharp"], lw=0.7, label="at the iterates")
-    ax[0].plot(r["centre"], lw=0.7, alpha=0.7, label="at the 2-cycle centre")
+    ev = _fig4_check("figure")(ctx)  # the verdict's own computation, on the same (cached) run
+    d = ev.data
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+    _even_odd(ax[0], r["sharp"], "at the iterates", "C0", lw=0.8)
+    ax[0].plot(r["centre"], color="C1", lw=0.8, label="at the 2-cycle centre")
     ax[0].axhline(2 / FIG4_ETA, color="r", ls="--", label="2/η = 1000")
+    ax[0].axhspan((1 - FIG4_EPS) * 2 / FIG4_ETA, (1 + FIG4_EPS) * 2 / FIG4_ETA, color="r",
+                  alpha=0.08, label=f"2/η ± {FIG4_EPS:.0%} (tolerance)")
+    if d.get("t_plateau") is not None:
+        ax[0].axvline(d["t_plateau"], color="k", lw=0.6, ls="-.", label="plateau starts")
     ax[0].set_title(r"sharpness $\lambda_{max}(\nabla^2 L)$")
-    ax[0].legend(fontsize=7)
-    ax[1].plot(r["b"])
+    ax[0].legend(fontsize=6)
+    ax[1].plot(r["b"], color="C0")
+    ax[1].axvline(d["t_half_drop"], color="k", lw=0.6, ls="-.", label="half of the drop of b")
     ax[1].set_title("bias b")
-    ax[2].plot(r["loss"], lw=0.7)
+    ax[1].legend(fontsize=7)
+    _even_odd(ax[2], r["loss"], "loss", "C0", lw=0.8)
     ax[2].set_title("training loss")
+    ax[2].legend(fontsize=7)
     for a in ax:
         a.set_xlabel("iteration")
+    fig.suptitle(f"Fig. 4 reproduced: η = {FIG4_ETA:g}, d = {D}, n = {N}, seed {_seed(ctx)} "
+                 f"(verdict: {ev.status})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return f"η = 2e-3, 500 GD steps on the network (d = {D}, n = {N}, seed {_seed(ctx)})."
+    centre, env = d["centre_sharpness_median_first_half_over_2_eta"], \
+        d["iterate_envelope_median_first_half_over_2_eta"]
+    return ("Paper (Fig. 4, paraphrased): with η = 2e-3, while b drops fast the sharpness rises to "
+            "about 2/η and oscillates around it, and the loss is non-monotone. "
+            f"Here, same run and seed as the verdict rows ({_seed(ctx)}): "
+            f"matches — the loss rises {d['loss_increases_during_drop']} times during the drop; "
+            f"the sharpness at the iterates enters ±{FIG4_EPS:.0%} of 2/η at t = {d['t_plateau']}, "
+            f"stays there and ends at {d['sharpness_final']:.0f}. Differs — during the first half "
+            f"of the drop the sharpness is {env:.2f}·2/η at the iterates and {centre:.2f}·2/η at "
+            "the centre of the 2-cycle, neither at 2/η as in the paper's curve; b keeps falling by "
+            f"{d['drop_after_plateau_fraction']:.0%} of its drop after the plateau begins.")
 
 
 FIG4 = Claim(
@@ -541,23 +570,38 @@ def _draw_fig8(ctx, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     runs = _fig8_runs(_seed(ctx))
-    fig, ax = plt.subplots(2, 3, figsize=(13, 6.5))
+    ev = _fig8_check("figure")(ctx)  # the verdict's own computation, on the same (cached) runs
+    fig, ax = plt.subplots(2, 3, figsize=(13, 6.8))
     for col, (eta, T) in enumerate(((2e-3, 50), (2e-3, 500), (2.5e-4, 500))):
         r = runs[eta]
         ax[0, col].plot(r["net_b"][:T + 1], label="network")
         ax[0, col].plot(r["mm_b"][:T + 1], "--", label="mean model (5)")
         ax[0, col].set_title(f"b, η = {eta:g}, {T} steps")
-        ax[1, col].plot(r["net_A"][:T + 1], lw=0.7, label="network")
-        ax[1, col].plot(r["mm_A"][:T + 1], "--", lw=0.7, label="mean model (5)")
-        ax[1, col].set_title(f"A, η = {eta:g}")
+        _even_odd(ax[1, col], r["net_A"][:T + 1], "network", "C0", lw=0.8)
+        _even_odd(ax[1, col], r["mm_A"][:T + 1], "mean model (5)", "C1", lw=0.8)
+        ax[1, col].set_title(f"A = d(a⁻ + a⁺), η = {eta:g}, {T} steps")
         for a in ax[:, col]:
-            a.legend(fontsize=7)
+            a.legend(fontsize=6)
             a.set_xlabel("iteration")
+    fig.suptitle(f"Fig. 8 reproduced: d = {D}, n = {N}, seed {_seed(ctx)} (verdict: {ev.status})",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return (f"Mean model (5) from the network's A₀ = {runs['A0']:.2f} against GD on the network "
-            f"(d = {D}, n = {N}, seed {_seed(ctx)}).")
+    rows = ev.data["runs"]
+    hi = [rows[f"eta=0.002,T1={T}"]["ratio"] for T in (50, 500)]
+    lo = rows["eta=0.00025,T1=500"]
+    return ("Paper (Fig. 8, paraphrased): the mean model (5), started from the network's A₀ and "
+            "b₀ = 0, tracks b_t and A_t of GD on the network during the initial phase (50 and 500 "
+            f"steps). Here, same runs and seed as the verdict rows ({_seed(ctx)}), "
+            f"A₀ = {runs['A0']:.2f}: matches — at η = 2e-3 the largest gap in b is "
+            f"{hi[0]:.3f} (50 steps) and {hi[1]:.3f} (500 steps) of |b_MM(T₁)| (tolerance "
+            f"{FIG8_EPS}), and A changes sign as often in both ({rows['eta=0.002,T1=50']['A_flips_first50_net']} "
+            f"vs {rows['eta=0.002,T1=50']['A_flips_first50_model']} times in 50 steps). Differs — "
+            f"below η* (η = 2.5e-4, a step size the paper does not state) the network's b drifts to "
+            f"{lo['b_net_T1']:.2g} while the mean model's stays at {lo['b_model_T1']:.2g}, and after "
+            "the oscillation of A dies out the network's b keeps decreasing slowly while the "
+            "model's is flat.")
 
 
 FIG8 = Claim(
