@@ -858,12 +858,12 @@ def _draw_mm_phase(ctx, path):
         b = np.array([tab[(c, d)][0] for c in cs])
         ax[0].plot(cs, b, ".-", label=f"d={d}")
         ax[1].semilogy(cs, np.abs(b) * d * d, ".-", label=f"d={d}")
-    for a in ax:
-        a.axvline(8, color="k", ls="--", lw=0.8)
-        a.set_xlabel(r"$\eta d^2/\pi$")
-        a.legend()
     bound = [_ginv_bound(c) if c > 8 else np.nan for c in cs]
-    ax[0].plot(cs, bound, "k:", label=r"$g^{-1}(2/\sqrt{\eta d^2})$")
+    ax[0].plot(cs, bound, "k:", label=r"Theorem 4 bound $g^{-1}(2/\sqrt{\eta d^2})$")
+    for a in ax:
+        a.axvline(8, color="k", ls="--", lw=0.8, label=r"$\eta d^2/\pi = 8$ (η* = 8π/d²)")
+        a.set_xlabel(r"$\eta d^2/\pi$")
+        a.legend(fontsize=8)
     ax[0].set_ylabel(r"$b_\infty^{MM}$")
     ax[1].set_ylabel(r"$d^2 |b_\infty^{MM}|$")
     fig.suptitle(r"Mean model (5) from $A_0=1$: limiting bias against $\eta d^2/\pi$")
