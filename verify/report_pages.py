@@ -123,21 +123,24 @@ def paper_page(paper: str, citation: str, address: str | None, ordered: list[Cla
                   depgraph.mermaid(ids, graph, lambda cid: verdict_class(results[cid]),
                                    lambda cid: cid.split(".", 1)[1] if cid in ids else cid), ""]
         for c in members:
-            lines += _claim_block(c, results, planted, figures, links, page_of)
+            lines += _claim_block(c, results, planted, figures, links, page_of, address)
     return "\n".join(lines)
 
 
-def _claim_block(c: Claim, results, planted, figures, links, page_of) -> list[str]:
+def _claim_block(c: Claim, results, planted, figures, links, page_of, address) -> list[str]:
     r = results[c.id]
     own = links["claims"][c.id]
     place = escape_markdown(c.source.place, in_table=False)
+    if address:
+        place = f"[{place}]({address})"
     meta = [f"status: {c.status}"]
     if c.trust:
         meta.append(escape_markdown(trust_tag(c), in_table=False))
     meta.append(f"expected: {c.expect}")
+    code = f" · [claim code]({own['code']})" if own["code"] else ""
     lines = [f"### {c.id}", "",
              f"**{escape_markdown(c.title, in_table=False)}**  ",
-             f"Paper: {place} · [claim code]({own['code']}) · [all data]({own['data']})  ",
+             f"Paper: {place}{code} · [all data]({own['data']})  ",
              " · ".join(meta) + f" · **verdict: {status_text(r)}**", "",
              display_math(prose_to_text(c.statement)), ""]
     if c.hypotheses:
