@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
-from .claim import Evidence
+from .claim import Evidence, _jsonable
 
 SIGNIFICANT = 4  # significant digits of every float in a report
 
@@ -93,18 +93,25 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(",;:") + " …"
 
 
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value == "")
+
+
 def data_line(data: Mapping[str, Any]) -> str:
     """All scalar data on one line (CLI and pytest text)."""
+    data = _jsonable(data)  # numpy arrays and scalars as lists and floats
     return "; ".join(f"{k}={format_number(v)}" for k, v in data.items()
-                     if k not in _BULKY and v not in ("", None))
+                     if k not in _BULKY and not _blank(v))
 
 
 def deciding_figures(data: Mapping[str, Any], limit: int = ROW_FIGURES_CHARS) -> str:
     """The few numbers that decide a check, in ``DECIDING`` order then the rest, within ``limit``
     characters; the seed always closes the line. Slope and constant carry their standard error."""
+    data = _jsonable(data)  # numpy arrays and scalars as lists and floats
+
     def shown(key: str) -> str | None:
         value = data[key]
-        if value in ("", None) or key in _BULKY or isinstance(value, Mapping):
+        if _blank(value) or key in _BULKY or isinstance(value, Mapping):
             return None
         if isinstance(value, (list, tuple)) and key != "witness" and len(value) > 6:
             return None

@@ -203,7 +203,7 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
         for c in ordered:
             if c.paper == paper and c.id in sections:
                 seen.setdefault(sections[c.id].module, []).append(results[c.id])
-        for module, rs in seen.items():
+        for module, rs in sorted(seen.items(), key=lambda kv: sourcelinks.paper_order(kv[0])):
             sec = sections[rs[0].claim.id]
             tally = Counter("not checked" if r.claim.expect == "unchecked" else str(r.verdict)
                             for r in rs)

@@ -12,7 +12,7 @@ from . import depgraph
 from .claim import Claim, Result, Status, resolve_use
 from .render import (code_span, display_math, escape_markdown, inline_math, markdown_cell,
                      prose_to_text, render_evidence_markdown, round_numbers, shorten)
-from .sourcelinks import Section
+from .sourcelinks import Section, paper_order
 
 BADGE = {"proved": "✅ proved", "supported": "🟢 supported", "inconclusive": "🟡 inconclusive",
          "refuted": "🔴 refuted"}
@@ -89,9 +89,10 @@ def paper_page(paper: str, citation: str, address: str | None, ordered: list[Cla
                page_of: Callable[[Claim], str]) -> str:
     """The markdown of ``reports/<paper>.md``; ``links`` holds per claim its data file, its code
     link and a code link per check."""
-    groups: dict[str, list[Claim]] = {}
-    for c in ordered:
-        groups.setdefault(sections[c.id].module if c.id in sections else "", []).append(c)
+    unsorted: dict[str, list[Claim]] = {}
+    for c in ordered:  # within a section, claims keep the dependency order
+        unsorted.setdefault(sections[c.id].module if c.id in sections else "~", []).append(c)
+    groups = {m: unsorted[m] for m in sorted(unsorted, key=paper_order)}
     by_module = {s.module: s for s in sections.values()}
     cite = escape_markdown(citation, in_table=False)
     lines = [f"# {paper}: claim report", "",

@@ -31,6 +31,13 @@ class Section:
         return self.module.rsplit(".", 1)[-1]
 
 
+def paper_order(module: str) -> tuple:
+    """Sort key of section modules in the paper's order: sections (``sec<n>_…``) before
+    appendices (``app<X>_…``), then by name."""
+    short = module.rsplit(".", 1)[-1]
+    return (short.startswith("app"), short)
+
+
 def sections(claims: Iterable[Claim]) -> dict[str, Section]:
     """``{claim id: Section}`` for the claims found at module level in a loaded module (first
     module in name order wins, as in :func:`verify.claim.catalogue`)."""
