@@ -244,10 +244,22 @@ def _draw_fig1(ctx, path):
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return (f"Final bias and test accuracy after time ηT = 10 against η (d = {D}, n = {N}, λ = 3, "
-            f"{len(sweep.etas)} step sizes, seed {sweep.seed}); hinge-fit kink at "
-            f"{fit['kink']:.4g} = {fit['kink'] / ETA_STAR:.3f}·8π/d². Bottom right: the two "
-            f"initialisation variances and the sum objective, each against its own η*.")
+    ratio = fit["kink"] / ETA_STAR
+    within = abs(ratio - 1) <= KINK_TOL
+    return ("Paper (Fig. 1, paraphrased): after time ηT = 10 the final bias of the ReLU network "
+            "decreases as η grows and the test accuracy increases; on (0, 1.5e-3] the final bias "
+            "bends sharply at η* = 8π/d². "
+            f"Here, the sweep of the verdict rows (d = {D}, n = {N}, λ = 3, {len(sweep.etas)} step "
+            f"sizes, seed {sweep.seed}): the segmented fit puts the bend at {fit['kink']:.4g} = "
+            f"{ratio:.3f}·8π/d² ("
+            + (f"matches, within the ±{KINK_TOL:.0%} tolerance" if within else
+               f"differs: outside the ±{KINK_TOL:.0%} tolerance") + "); "
+            f"b falls from {sweep.final[0, 2]:.3g} to {sweep.final[-1, 2]:.3g} and the test accuracy "
+            f"rises from {sweep.test_acc[0]:.3f} to {sweep.test_acc[-1]:.3f} across the sweep. "
+            f"Below η* the final bias is already {sweep.final[0, 2]:.2g}, not near 0: with the "
+            "printed initialisation training continues past the mean-model phase (the spec tests "
+            "the bend, not the level). Bottom right: the two initialisation variances and the sum "
+            "objective, each against its own η*.")
 
 
 FIG1 = Claim(
@@ -351,8 +363,12 @@ def _draw_fig2(ctx, path):
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return (f"Loss, bias and A over 100 GD steps for η ∈ {{2.5e-5, 2.5e-4, 2.5e-3}} (8π/d² ≈ "
-            f"6.28e-4), d = {D}, n = {N}, seed {_seed(ctx)}.")
+    return ("Paper (Fig. 2, paraphrased): over 100 steps, for η = 2.5e-5 and 2.5e-4 (below "
+            "η* = 8π/d² ≈ 6.28e-4) the loss decreases monotonically and b hardly moves; for "
+            "η = 2.5e-3 the loss is non-monotone, A changes sign repeatedly with large amplitude "
+            f"and b decreases noticeably. Here: the runs of the verdict rows (d = {D}, n = {N}, "
+            f"seed {_seed(ctx)}); the counts of loss increases and sign changes that decide the "
+            "verdict are in the evidence table above.")
 
 
 FIG2 = Claim(
