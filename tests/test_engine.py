@@ -159,7 +159,7 @@ def test_planted_and_selection_and_order():
 def test_rendering_shows_numbers():
     ev = Evidence("rate", Status.SUPPORTED, "fitted", {"slope": 0.49871, "series": [[1, 2]] * 20})
     text = render_evidence([ev])
-    assert "slope=0.49871" in text and "series" not in text
+    assert "slope=0.4987" in text and "series" not in text
     assert "| `rate` | **supported** |" in render_evidence_markdown([ev])
 
 

@@ -1,52 +1,69 @@
-"""Markdown claim reports with figures, deterministic for a given seed and budget.
+"""Markdown claim reports with figures and data files, deterministic for a given seed and budget.
 
-``reports/README.md`` is the index (counts per verdict; every claim in dependency order with its
-status); ``reports/<paper>.md`` has one section per claim (statement, hypotheses, uses with their
-statuses, verdict, evidence table, planted errors and their outcomes, figures); PNGs go to
-``reports/figures/``. Wall-clock times are not deterministic, so they are written separately to
-``reports/RUNTIME.md`` — the only file that differs between two runs with the same seed.
+``reports/README.md`` is the index: verdict counts, the findings link, contents by paper section,
+glossary, real dependency cycles (if any), and every claim in dependency order.
+``reports/<paper>.md`` is one page per paper (see :mod:`verify.report_pages`); PNGs go to
+``reports/figures/``; the complete evidence of each claim (all numbers, 10 significant digits) goes
+to ``reports/data/<claim id>.json``. Wall-clock times are not deterministic, so they are written
+separately to ``reports/RUNTIME.md`` — the only file that differs between two runs with the same
+seed on the same software versions (listed in the index).
 """
 from __future__ import annotations
 
+import json
+import math
 import os
 import time
 from collections import Counter
+from importlib import metadata
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-from .claim import (Claim, Context, Result, Status, dependency_order, derive_seed, resolve_use,
+from . import depgraph, sourcelinks
+from .claim import (Claim, Context, Result, Status, _jsonable, dependency_order, derive_seed,
                     run_claim, run_planted)
 from .findings import findings_markdown
-from .render import markdown_cell, render_evidence_markdown
+from .render import SIGNIFICANT, code_span, escape_markdown, markdown_cell
+from .report_pages import BADGE, TRUST, anchor, paper_page, section_anchor, status_text
 
 ORDER = ["proved", "supported", "inconclusive", "refuted", "inconsistent"]
-BADGE = {"proved": "✅ proved", "supported": "🟢 supported", "inconclusive": "🟡 inconclusive",
-         "refuted": "🔴 refuted", "inconsistent": "⛔ inconsistent"}
-
-
-def _anchor(claim_id: str) -> str:
-    return claim_id.replace(".", "").replace("#", "").lower()
-
-
-def _status_text(result: Result) -> str:
-    v = str(result.verdict)
-    if result.claim.expect == "unchecked":
-        return "⚪ not checked"
-    mark = "" if result.meets_expectation else " ⚠ (expected " + result.claim.expect + ")"
-    if result.claim.expect == "refuted" and result.meets_expectation:
-        mark = " (erratum: printed form refuted, as expected)"
-    return BADGE[v] + mark
+DATA_DIGITS = 10  # significant digits of floats in data/*.json (absorbs last-bit platform noise)
+# engine terms that appear in evidence data; papers add their own through ``GLOSSARY`` in their
+# package (``claims/<paper>/__init__.py``)
+ENGINE_GLOSSARY = {
+    "slope ± stderr": "fitted exponent of y ~ C x^p (least squares in log-log) and its standard error",
+    "predicted": "the exponent the statement predicts; `mode` says whether it must be equal, at least or at most",
+    "tolerance": "the stated acceptance tolerance (τ) of the check, fixed before looking at data",
+    "r2": "R² of the log-log fit",
+    "constant": "fitted leading constant C of y ~ C x^p (the O(·) constant)",
+    "dropped_points": "grid points dropped before a fit (non-finite, or at or below the precision floor)",
+    "min_ratio / max_ratio": "extremes over the grid of a ratio that must stay bounded (the empirical hidden constant)",
+    "growth_toward_limit": "log-slope of that ratio toward the limit; > tolerance means it blows up",
+    "side / toward": "bounded above, below or both (O, Ω, Θ), as x tends to zero or infinity",
+    "examples / skipped": "hypothesis-generated inputs tried / outside the statement's scope (counted, never a pass)",
+    "seed": "the seed derived for this check from the run seed (sha256 of run seed, claim id, check name)",
+    "witness": "the input (shrunk by hypothesis, or an explicit point) at which a statement fails",
+    "lanes": "independent runs (e.g. step sizes × initialisations) iterated together as one float64 array",
+    "outcomes": "how the runs ended: converged, diverged, NaN/overflow, frozen (an iterate exactly 0), out of budget",
+    "max_steps_used": "the largest number of steps any run needed",
+    "hp_arb / hp_dd / hp_agree": "cross-check of the float64 runs at high precision: arb balls (≥ 30 digits) / compiled double-double (~32 digits) / whether they agree within hp_tolerance",
+    "prec_bits / dps": "working precision in bits / decimal digits",
+    "boxes": "sub-intervals of an interval (arb) certificate",
+}
+VERSIONED = ("hypothesis", "numpy", "scipy", "sympy", "mpmath", "python-flint", "numba", "matplotlib")
 
 
 def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
                   budget: str = "full", progress: Callable[[str], None] | None = None) -> dict:
-    """Run every claim (and its planted errors), write the markdown + figures; return a summary."""
+    """Run every claim (and its planted errors), write the markdown, figures and data; return a
+    summary."""
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "data").mkdir(parents=True, exist_ok=True)
     ordered = dependency_order(claims)
     results: dict[str, Result] = {}
     planted: dict[str, list] = {}
@@ -72,15 +89,25 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
             figures[claim.id].append((name, caption))
         timings.append((claim.id, time.perf_counter() - started))
 
+    sections = sourcelinks.sections(ordered)
+    links = _links(ordered, sections, out)
+    for claim in ordered:
+        (out / links["claims"][claim.id]["data"]).write_text(
+            _data_json(claim, results[claim.id], planted[claim.id], figures[claim.id], seed, budget),
+            encoding="utf-8")
+    citations = sourcelinks.paper_citations(s.module for s in sections.values())
     papers = sorted({c.paper for c in claims})
     for paper in papers:
-        text = _paper_markdown(paper, [c for c in ordered if c.paper == paper], results, planted,
-                               figures, seed, budget)
-        (out / f"{paper}.md").write_text(text, encoding="utf-8")
-    (out / "README.md").write_text(_index_markdown(ordered, results, planted, seed, budget),
-                                   encoding="utf-8")
-    (out / "FINDINGS.md").write_text(findings_markdown([results[c.id] for c in ordered], anchor_of=_anchor,
+        text = paper_page(paper, citations.get(paper, paper),
+                          sourcelinks.paper_address(citations.get(paper, "")),
+                          [c for c in ordered if c.paper == paper], sections, results, planted,
+                          figures, links, seed, budget, lambda c: f"{c.paper}.md")
+        (out / f"{paper}.md").write_text(text + "\n", encoding="utf-8")
+    # FINDINGS.md first: the index links it only when it exists
+    (out / "FINDINGS.md").write_text(findings_markdown([results[c.id] for c in ordered], anchor_of=anchor,
                                                        seed=seed, budget=budget), encoding="utf-8")
+    (out / "README.md").write_text(_index_markdown(ordered, results, planted, sections, seed,
+                                                   budget, out), encoding="utf-8")
     (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget), encoding="utf-8")
     counts = Counter(str(r.verdict) for r in results.values() if r.claim.expect != "unchecked")
     unmet = [r.claim.id for r in results.values() if not r.meets_expectation]
@@ -90,104 +117,144 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
             "results": results}
 
 
-def _index_markdown(ordered, results, planted, seed, budget) -> str:
+def _links(ordered, sections, out: Path) -> dict:
+    """Relative links from the report folder: per claim its data file, its code, each check."""
+    claims: dict[str, dict] = {}
+    modules: dict[str, str] = {}
+    for c in ordered:
+        sec = sections.get(c.id)
+        entry = {"data": f"data/{c.id}.json", "code": "", "checks": {}}
+        if sec:
+            modules[sec.module] = sourcelinks.link(sec.path, None, str(out))
+            entry["code"] = sourcelinks.link(sec.path, sourcelinks.claim_line(c, sec.path), str(out))
+            for check in c.checks:
+                line = sourcelinks.check_line(check, sec.path)
+                entry["checks"][check.name] = sourcelinks.link(sec.path, line, str(out)) if line else ""
+        claims[c.id] = entry
+    return {"claims": claims, "modules": modules}
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float) and math.isfinite(value) and value != 0:
+        return float(f"{value:.{DATA_DIGITS}g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+def _data_json(claim: Claim, result: Result, planted_rows, figure_rows, seed, budget) -> str:
+    doc = {"id": claim.id, "title": claim.title, "source": str(claim.source),
+           "statement": claim.statement, "uses": list(claim.uses), "expect": claim.expect,
+           "verdict": str(result.verdict) if claim.expect != "unchecked" else "not checked",
+           "seed": seed, "budget": budget,
+           "evidence": [e.to_json() for e in result.evidence],
+           "planted": [{"tag": p.tag, "description": p.description, **e.to_json()}
+                       for p, e in planted_rows],
+           "figures": [{"file": f"figures/{name}" if name else None, "caption": caption}
+                       for name, caption in figure_rows]}
+    return json.dumps(_rounded(_jsonable(doc)), indent=1, ensure_ascii=False) + "\n"
+
+
+def _versions() -> str:
+    found = []
+    for name in VERSIONED:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            pass
+    return ", ".join(found)
+
+
+def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path) -> str:
     checked = [r for r in results.values() if r.claim.expect != "unchecked"]
     counts = Counter(str(r.verdict) for r in checked)
     n_planted = sum(len(v) for v in planted.values())
     n_refuted = sum(1 for v in planted.values() for _, e in v if e.status == Status.REFUTED)
     unmet = [r for r in results.values() if not r.meets_expectation]
     lines = ["# Claim reports", "",
-             "**[FINDINGS.md](FINDINGS.md)**: errata, statements not reproduced, readings chosen, "
-             "discovered constants and conjectures, and how tight each bound is.", "",
-             "Generated by `python -m verify report` "
-             f"(seed {seed}, budget `{budget}`). Regenerate with the same seed and budget to get "
-             "byte-identical files (wall-clock times are kept apart in `RUNTIME.md`).", "",
-             "## Summary", "",
              "| verdict | claims |", "|---|---|"]
     for k in ORDER:
         lines.append(f"| {BADGE[k]} | {counts.get(k, 0)} |")
-    lines.append(f"| ⚪ not checked (conjecture / out of scope) | "
-                 f"{sum(1 for r in results.values() if r.claim.expect == 'unchecked')} |")
-    lines += ["", f"Planted errors refuted: **{n_refuted} / {n_planted}**. "
+    lines += [f"| ⚪ not checked (conjecture / out of scope) | "
+              f"{sum(1 for r in results.values() if r.claim.expect == 'unchecked')} |", "",
+              f"Planted errors refuted: **{n_refuted} / {n_planted}**. "
               f"Claims meeting their expectation: **{len(results) - len(unmet)} / {len(results)}**.",
               ""]
+    if (out / "FINDINGS.md").exists():
+        lines += ["**Findings** (errata, results not reproduced, readings, discovered constants): "
+                  "[FINDINGS.md](FINDINGS.md)", ""]
+    else:
+        lines += ["**Findings**: FINDINGS.md was not generated in this run.", ""]
     if unmet:
         lines += ["Claims **not** meeting their expectation:", ""]
-        lines += [f"- [`{r.claim.id}`]({r.claim.paper}.md#{_anchor(r.claim.id)}): "
-                  f"{r.verdict} (expected {r.claim.expect})" for r in unmet]
+        lines += [f"- [{code_span(r.claim.id, in_table=False)}]({r.claim.paper}.md#"
+                  f"{anchor(r.claim.id)}): {r.verdict} (expected {r.claim.expect})" for r in unmet]
         lines.append("")
-    lines += ["Reading a verdict: **proved** = exact symbolic identity or interval (arb ball) "
-              "certificate; **supported** = empirical evidence within the stated budget; "
-              "**inconclusive** = the evidence could not decide; **refuted** = a witness shows the "
-              "statement false. Erratum claims encode a misprinted statement and are expected to be "
-              "refuted.", ""]
-    for paper in sorted({c.paper for c in ordered}):
-        citation = next((c.source.citation for c in ordered if c.paper == paper and c.source.citation), "")
-        lines += [f"## [{paper}]({paper}.md) — claims in dependency order", "",
-                  *([f"*{citation}*", ""] if citation else []),
+    lines += [f"Generated by `python -m verify report` (seed {seed}, budget `{budget}`) with "
+              f"{escape_markdown(_versions(), in_table=False)}. The same seed, budget and versions "
+              "give byte-identical files; wall-clock times are kept apart in "
+              "[RUNTIME.md](RUNTIME.md). Floats are printed with "
+              f"{SIGNIFICANT} significant digits (in `data/*.json`: {DATA_DIGITS}).", "",
+              "## Contents", ""]
+    papers = sorted({c.paper for c in ordered})
+    for paper in papers:
+        lines.append(f"- [{paper}]({paper}.md) ([claims in dependency order](#{paper}-claims-in-"
+                     "dependency-order))")
+        seen: dict[str, list] = {}
+        for c in ordered:
+            if c.paper == paper and c.id in sections:
+                seen.setdefault(sections[c.id].module, []).append(results[c.id])
+        for module, rs in sorted(seen.items(), key=lambda kv: sourcelinks.paper_order(kv[0])):
+            sec = sections[rs[0].claim.id]
+            tally = Counter("not checked" if r.claim.expect == "unchecked" else str(r.verdict)
+                            for r in rs)
+            shown = ", ".join(f"{tally[k]} {k}" for k in ORDER + ["not checked"] if tally.get(k))
+            lines.append(f"  - [{sec.short}]({paper}.md#{section_anchor(sec)}): "
+                         f"{escape_markdown(sec.title, in_table=False)} ({shown})")
+    lines += ["", "## Reading the reports", "",
+              "- **proved**: an exact symbolic identity or an interval (arb ball) certificate; "
+              "**supported**: empirical evidence within the stated budget; **inconclusive**: the "
+              "evidence could not decide; **refuted**: a witness shows the statement false. "
+              "Erratum claims encode a misprinted statement and are expected to be refuted.",
+              "- Status: theorem, heuristic, derived (a consequence stated by the checker, not "
+              "the paper), empirical (a figure or experiment), conjecture, erratum, out-of-scope.",
+              "- Trust tags (how well the printed statement was recovered): "
+              + "; ".join(f"**\\[{k}\\]** {v}" for k, v in TRUST.items()) + ".",
+              "- Each evidence row links to the code of the check; the claim links to its code, "
+              "its place in the paper and its complete data (`data/<claim id>.json`).", ""]
+    gloss = dict(ENGINE_GLOSSARY)
+    gloss.update(sourcelinks.glossary(s.module for s in sections.values()))
+    lines += ["## Glossary", ""]
+    lines += ["| term | meaning |", "|---|---|"]
+    lines += [f"| {code_span(k)} | {markdown_cell(v)} |" for k, v in sorted(gloss.items(),
+                                                                              key=lambda kv: kv[0].lower())]
+    lines.append("")
+    graph = depgraph.edges(ordered)
+    loops = depgraph.cycles(graph)
+    lines += ["## Dependency cycles", ""]
+    if loops:
+        lines += ["The `uses` graph has cycles, so the order below is only a best effort:", ""]
+        lines += ["- " + " ↔ ".join(code_span(c, in_table=False) for c in loop) for loop in loops]
+    else:
+        lines.append("None: the `uses` graph is acyclic, so every claim below comes after the "
+                     "claims it uses.")
+    lines.append("")
+    for paper in papers:
+        lines += [f"## {paper} claims in dependency order", "",
+                  f"Page: [{paper}.md]({paper}.md).", "",
                   "| claim | title | status | verdict | uses |", "|---|---|---|---|---|"]
         for c in ordered:
             if c.paper != paper:
                 continue
             r = results[c.id]
-            uses = ", ".join(f"`{u}`" for u in c.uses)
-            lines.append(f"| [`{c.id}`]({paper}.md#{_anchor(c.id)}) | {markdown_cell(c.title)} | "
-                         f"{c.status}{' [' + c.trust + ']' if c.trust else ''} | {_status_text(r)} | "
+            uses = ", ".join(code_span(u) for u in c.uses)
+            trust = f" \\[{c.trust}\\]" if c.trust else ""
+            lines.append(f"| [{code_span(c.id)}]({paper}.md#{anchor(c.id)}) | "
+                         f"{markdown_cell(c.title)} | {c.status}{trust} | {status_text(r)} | "
                          f"{uses} |")
         lines.append("")
-    return "\n".join(lines)
-
-
-def _uses_with_status(claim: Claim, results: dict[str, Result]) -> str:
-    by_id = {cid: r.claim for cid, r in results.items()}
-    parts = []
-    for ref in claim.uses:
-        deps = resolve_use(ref, by_id)
-        if not deps:
-            parts.append(f"`{ref}` (not in catalogue)")
-            continue
-        # conjectures and out-of-scope parts are recorded, not checked: they do not weaken a use
-        checked = [d for d in deps if d.expect != "unchecked"] or deps
-        worst = min((results[d.id].verdict for d in checked), default=Status.INCONCLUSIVE)
-        paper = deps[0].paper
-        parts.append(f"[`{ref}`]({paper}.md#{_anchor(deps[0].id)}) ({worst})")
-    return ", ".join(parts) if parts else "—"
-
-
-def _paper_markdown(paper, claims, results, planted, figures, seed, budget) -> str:
-    citation = next((c.source.citation for c in claims if c.source.citation), "")
-    lines = [f"# {paper}: claim report", "", *([f"*{citation}*", ""] if citation else []),
-             f"Seed {seed}, budget `{budget}`. Each claim: statement (paraphrased from the spec), "
-             "hypotheses, the claims it uses (with their verdicts), its verdict and the evidence "
-             "behind it, the planted errors the engine had to refute, and figures.", "",
-             "[← index](README.md)", ""]
-    for c in claims:
-        r = results[c.id]
-        lines += [f"## {c.id}", "", f"**{c.title}** — {c.source.place}  ",
-                  f"Status: {c.status}" + (f" · trust [{c.trust}]" if c.trust else "")
-                  + f" · expected: {c.expect} · **verdict: {_status_text(r)}**", ""]
-        lines += ["$$", c.statement.strip(), "$$", ""]
-        if c.hypotheses:
-            lines += ["Hypotheses: " + "; ".join(f"${h}$" if "\\" in h or "_" in h else h
-                                                  for h in c.hypotheses), ""]
-        lines += ["Uses: " + _uses_with_status(c, results), ""]
-        if c.notes:
-            lines += [c.notes.strip(), ""]
-        lines += [render_evidence_markdown(r.evidence), ""]
-        rows = planted.get(c.id, [])
-        if rows:
-            lines += ["Planted errors (each must be refuted):", "",
-                      "| planted | what is wrong | outcome | evidence |", "|---|---|---|---|"]
-            for p, e in rows:
-                ok = "refuted ✔" if e.status == Status.REFUTED else f"**{e.status} ✘ NOT refuted**"
-                lines.append(f"| `#{p.tag}` | {markdown_cell(p.description)} | {ok} | "
-                             f"{markdown_cell(e.summary)} |")
-            lines.append("")
-        for name, caption in figures.get(c.id, []):
-            if name:
-                lines += [f"![{markdown_cell(caption)}](figures/{name})", "", f"*{caption}*", ""]
-            else:
-                lines += [f"*{caption}*", ""]
     return "\n".join(lines)
 
 

@@ -15,19 +15,75 @@ The property contract (``prop(x)`` or ``prop(x, ctx)``):
 * numbers returned with a violation are recorded beside the shrunk witness; numbers returned by
   inputs that held are summarised per key as ``<key>_min`` and ``<key>_max`` over those inputs
   (real numbers only), e.g. the smallest slack seen.
+
+Determinism (reports are byte-identical for a seed): the search is seeded from the check's derived
+seed (a seed overrides ``derandomize``, which is set too so that nothing falls back to system
+randomness), with no example database, no deadline, every health check suppressed, and no explicit,
+reuse or target phase. Hypothesis (>= 6.131) also mixes numeric literals found in the source of every
+*local* module loaded so far into its draws; that pool depends on the install mode, the clone's path
+and what happens to be imported, so it is switched off for the duration of a search
+(:func:`_without_local_constants`). Left time-dependent: hypothesis stops shrinking after 300 s,
+which only matters for a counterexample whose shrinking takes that long.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import random
-from typing import Any, Callable
+import threading
+from typing import Any, Callable, Iterator
 
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from .claim import Check, Context, Evidence, Status, outcome
+
+_LOCAL_CONSTANTS_LOCK = threading.Lock()
+_local_constants_users = 0
+_saved_local_constants: Any = None
+
+
+@contextlib.contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Hypothesis draws from a pool of constants harvested from local source files; make that pool
+    empty while a search runs (reference-counted, so concurrent searches in threads are safe).
+
+    This patches a private hypothesis function; if a hypothesis release renames it, the patch is
+    skipped (determinism then depends on the source tree, as in that release)."""
+    global _local_constants_users, _saved_local_constants
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # pragma: no cover - other hypothesis layout
+        yield
+        return
+    if not hasattr(providers, "_get_local_constants"):  # pragma: no cover
+        yield
+        return
+    with _LOCAL_CONSTANTS_LOCK:
+        if _local_constants_users == 0:
+            _saved_local_constants = providers._get_local_constants
+            providers._get_local_constants = Constants
+        _local_constants_users += 1
+    providers.CONSTANTS_CACHE.cache.clear()  # thread-local: pools computed before the patch
+    try:
+        yield
+    finally:
+        providers.CONSTANTS_CACHE.cache.clear()
+        with _LOCAL_CONSTANTS_LOCK:
+            _local_constants_users -= 1
+            if _local_constants_users == 0:
+                providers._get_local_constants = _saved_local_constants
+
+
+def search_settings(max_examples: int) -> settings:
+    """The one hypothesis configuration every search uses (see the module docstring)."""
+    return settings(max_examples=max_examples, database=None, deadline=None, derandomize=True,
+                    phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+                    report_multiple_bugs=False, print_blob=False)
+
 
 Property = Callable[..., Any]  # prop(x) or prop(x, ctx) -> bool | None | SKIP | (verdict, dict)
 
@@ -124,12 +180,11 @@ def forall(name: str, strategy: st.SearchStrategy, prop: Property, *,
                 _summarise(held, numbers)
             return not ok
 
-        config = settings(max_examples=n_examples, database=None, deadline=None, derandomize=False,
-                          phases=(Phase.generate, Phase.shrink),
-                          suppress_health_check=list(HealthCheck))
         label = describe or name
         try:
-            witness = find(strategy, violates, settings=config, random=random.Random(ctx.seed))
+            with _without_local_constants():
+                witness = find(strategy, violates, settings=search_settings(n_examples),
+                               random=random.Random(ctx.seed))
         except (NoSuchExample, Unsatisfiable):
             witness = None
         data = {"examples": tried["n"], "skipped": tried["skipped"], "seed": ctx.seed,

@@ -57,6 +57,44 @@ def time_budget(seconds: float):
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
 
 
+def written_as(x: Buildable, limit: int = 120) -> str:
+    """The expression as the claim wrote it: a lambda's source text (its body, located through
+    the code object's column positions), else sympy's string form. Used so that evidence says
+    *which* two expressions an identity compared, not just what they evaluated to."""
+    if callable(x) and not isinstance(x, sp.Basic):
+        text = _lambda_body(x)
+        if text is None:
+            text = getattr(x, "__name__", "expression") + "()"
+    else:
+        text = sp.sstr(sp.sympify(x))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _lambda_body(fn: Callable) -> str | None:
+    import inspect
+    code = getattr(fn, "__code__", None)
+    if code is None or fn.__name__ != "<lambda>":
+        return None
+    try:
+        lines, first = inspect.findsource(code)
+    except (OSError, TypeError):
+        return None
+    import dis
+    spans = [(ins.positions.lineno, ins.positions.end_lineno, ins.positions.col_offset,
+              ins.positions.end_col_offset) for ins in dis.get_instructions(code)
+             if ins.opname not in ("RESUME", "RETURN_VALUE", "RETURN_CONST") and ins.positions]
+    spans = [sp_ for sp_ in spans if None not in sp_ and sp_[0] >= code.co_firstlineno]
+    if not spans:
+        return None
+    start = min((l0, c0) for l0, _, c0, _ in spans)
+    end = max((l1, c1) for _, l1, _, c1 in spans)
+    if start[0] == end[0]:
+        return lines[start[0] - 1][start[1]:end[1]]
+    middle = lines[start[0]:end[0] - 1]
+    return "".join([lines[start[0] - 1][start[1]:], *middle, lines[end[0] - 1][:end[1]]])
+
+
 def _build(x: Buildable) -> Any:
     return x() if callable(x) and not isinstance(x, sp.Basic) else sp.sympify(x)
 
@@ -217,15 +255,19 @@ def identity(name: str, lhs: Buildable, rhs: Buildable = 0, *, seconds: float = 
             diff = sum((e**2 for e in matrix), sp.Integer(0))
         else:
             diff = sp.sympify(left) - sp.sympify(right)
-        shown = f"{sp.sstr(left)[:120]} == {sp.sstr(right)[:120]}"
+        shown = f"`{written_as(lhs)}` == `{written_as(rhs)}`"
+        value = f"`{sp.sstr(left)[:80]}` == `{sp.sstr(right)[:80]}`"
+        if value.replace(" ", "") != shown.replace(" ", ""):
+            shown += f" (evaluated: {value})"
         try:
             verdict = is_zero(diff, seconds)
         except BudgetExceeded as exc:
             verdict = None
             shown += f" ({exc})"
         if verdict is True:
-            return outcome(Status.PROVED, f"exact identity (sympy): {shown}", method="sympy simplify",
-                           why=why)
+            return outcome(Status.PROVED, f"exact identity (sympy): {shown}{'; ' + why if why else ''}",
+                           method="sympy simplify", why=why, lhs=written_as(lhs, 400),
+                           rhs=written_as(rhs, 400))
         witness = numeric_witness(diff, ctx.seed, domain=domain)
         if witness is not None:
             point, mag = witness

@@ -366,7 +366,7 @@ DEF8 = Claim(
                        margin=lambda d: (d["max_abs_err"] - d["tolerance"], f"largest |quadrature − "
                                          f"formula| {d['max_abs_err']:.3g} vs tolerance {d['tolerance']:.0e}")
                        if "max_abs_err" in d else None)),
-    uses=("ahn2023.lem2",),
+    uses=(),  # a definition; Lemma 2 computes its closed form and uses it
 )
 
 
@@ -490,7 +490,8 @@ DEF10 = Claim(
     statement=r"A_{t+1} = A_t - 2d^2\eta\,\ell_{sym}'(A_t g(b_t)) g(b_t),\ b_{t+1} = b_t - \eta\,"
               r"\ell_{sym}'(A_t g(b_t)) A_t g'(b_t),\ (A_0, b_0) = (A_0, 0),\ A_0 \ne 0",
     hypotheses=(r"A_0 = d(a^-_0 + a^+_0) \ne 0 (§7 F1)",),
-    uses=("ahn2023.def8", "ahn2023.fact6"),
+    # not fact6: fact6 derives (5) and uses this definition
+    uses=("ahn2023.def8",),
     expect="supported",
     checks=(_mm_precision, _frozen_check("zero_start_is_frozen"),
             _def10_helper_tie("helper_is_eq5_as_printed")),

@@ -412,7 +412,7 @@ DEF6_A2P = Claim(
     title="(A2+): for every R, ℓ'(s)/s ≤ 1 − c(R)|s|^β on 0 < |s| ≤ R — the catalogue satisfies it",
     statement=r"\forall R>0\ \exists c(R)>0:\ \ell'(s)/s\le1-c(R)|s|^\beta\ (0<|s|\le R)",
     status="theorem", expect="supported",
-    uses=("ahn2023.fact4",),
+    uses=(),  # a definition; fact4 relates (A2+) to (A2) and uses it
     checks=(sampling.forall("catalogue_with_explicit_cR", A2P_INPUTS, a2plus_property,
                             examples=(150, 1500)),),
     planted=(Planted("p1", "c(R) = c for all R (no shrinking)",
@@ -449,7 +449,7 @@ DEF6_A3 = Claim(
     title="(A3): ℓ'(s)/s ≥ 1 − C|s|^β — the catalogue satisfies it with its sharp C",
     statement=r"\exists C>0:\ \ell'(s)/s\ge1-C|s|^\beta\ \forall s\ne0",
     status="theorem", expect="supported",
-    uses=("ahn2023.ex1.rsym_a3", "ahn2023.ex1.sqrt_a3", "ahn2023.ex1.beta_a3"),
+    uses=(),  # a definition; the examples ex1.*_a3 instantiate it and use it
     checks=(sampling.forall("catalogue_sharp_C", st.tuples(A3_LOSSES, _s_values), _a3_property,
                             examples=(150, 1500)),),
     planted=(Planted("p1", "the catalogue satisfies (A3) with C/2",

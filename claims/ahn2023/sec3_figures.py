@@ -2,8 +2,9 @@
 
 Setting (spec §5 E0): def1 data with d = 200, n = 300, λ = 3, ξ ~ N(0, I_d); the mean logistic
 loss; a^± ~ N(0, 1/(2d)) as printed ("paper" initialisation) and b₀ = 0; float64 full-batch GD.
-The training set, the initialisation and the test set are drawn from the check's seed, which the
-evidence records. The two conventions the printed text leaves open (§7 F6, F7) are run as well:
+The training set, the initialisation and the test set are drawn from one seed per run, shared by
+every check, planted error and figure of this module (so a figure shows the runs its verdict rows
+describe); the evidence records it. The two conventions the printed text leaves open (§7 F6, F7) are run as well:
 initialisation variance 1/(2d²) ("theory", A₀ = Θ(1)) and the sum objective (transition at
 8π/(nd²)).
 
@@ -35,6 +36,14 @@ def _seed(ctx) -> int:
     shared by every check, planted error and figure of this module and by the not-reproduced claims,
     so that they reuse the same cached runs."""
     return int(ctx.shared_seed("ahn2023.E0") % 2**32)
+
+
+def _even_odd(ax, series, label: str, color: str, **kw) -> None:
+    """Plot a period-2 oscillating series as two curves, even and odd iterates, so the envelope
+    is readable (joined consecutive iterates fill a solid band)."""
+    t = np.arange(len(series))
+    ax.plot(t[0::2], series[0::2], color=color, label=f"{label}, even t", **kw)
+    ax.plot(t[1::2], series[1::2], color=color, ls=":", label=f"{label}, odd t", **kw)
 
 
 # =========================================================================== Figure 1
@@ -238,10 +247,61 @@ def _draw_fig1(ctx, path):
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return (f"Final bias and test accuracy after time ηT = 10 against η (d = {D}, n = {N}, λ = 3, "
-            f"{len(sweep.etas)} step sizes, seed {sweep.seed}); hinge-fit kink at "
-            f"{fit['kink']:.4g} = {fit['kink'] / ETA_STAR:.3f}·8π/d². Bottom right: the two "
-            f"initialisation variances and the sum objective, each against its own η*.")
+    ratio = fit["kink"] / ETA_STAR
+    within = abs(ratio - 1) <= KINK_TOL
+    return ("Paper (Fig. 1, paraphrased): after time ηT = 10 the final bias of the ReLU network "
+            "decreases as η grows and the test accuracy increases; on (0, 1.5e-3] the final bias "
+            "bends sharply at η* = 8π/d². "
+            f"Here, the sweep of the verdict rows (d = {D}, n = {N}, λ = 3, {len(sweep.etas)} step "
+            f"sizes, seed {sweep.seed}): the segmented fit puts the bend at {fit['kink']:.4g} = "
+            f"{ratio:.3f}·8π/d² ("
+            + (f"matches, within the ±{KINK_TOL:.0%} tolerance" if within else
+               f"differs: outside the ±{KINK_TOL:.0%} tolerance") + "); "
+            f"b falls from {sweep.final[0, 2]:.3g} to {sweep.final[-1, 2]:.3g} and the test accuracy "
+            f"rises from {sweep.test_acc[0]:.3f} to {sweep.test_acc[-1]:.3f} across the sweep. "
+            f"Below η* the final bias is already {sweep.final[0, 2]:.2g}, not near 0: with the "
+            "printed initialisation training continues past the mean-model phase (the spec tests "
+            "the bend, not the level). Bottom right: the two initialisation variances and the sum "
+            "objective, each against its own η*.")
+
+
+FIG1_EXTRA_SEEDS = 2  # data sets beyond the verdict's, for the spread of the bend (figure only)
+
+
+def _draw_fig1_seeds(ctx, path):
+    """The bend of the final bias on (0, 1.5e-3] for the verdict's data set and a few more."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    base = _seed(ctx)
+    seeds = [base] + [int((base + 7919 * k) % 2**32) for k in range(1, FIG1_EXTRA_SEEDS + 1)]
+    fig, ax = plt.subplots(figsize=(6.8, 4.4))
+    kinks = []
+    for i, seed in enumerate(seeds):
+        # the verdict's own sweep at its budget; extra data sets on the quick grid (cost)
+        sweep = net.fig1_sweep(seed, ctx.full if i == 0 else False)
+        x, y = _zoom(sweep)
+        fit = hinge_fit(x, y)
+        kinks.append(fit["kink"] / ETA_STAR)
+        label = f"seed {seed}{' (verdict)' if i == 0 else ''}: bend at {kinks[-1]:.3f}·η*"
+        line, = ax.plot(x / ETA_STAR, y, "o", ms=3, label=label)
+        xx = np.linspace(x[0], x[-1], 200)
+        ax.plot(xx / ETA_STAR, hinge_curve(fit, xx), "-", lw=0.8, color=line.get_color())
+    ax.axvline(1.0, color="k", ls="--", lw=0.8, label=r"$\eta^* = 8\pi/d^2$")
+    ax.axvspan(1 - KINK_TOL, 1 + KINK_TOL, color="k", alpha=0.07, label=f"±{KINK_TOL:.0%} tolerance")
+    ax.set_xlabel(r"$\eta / \eta^*$")
+    ax.set_ylabel("final bias b (time ηT = 10)")
+    ax.set_title("Fig. 1 bend across data sets (segmented fits)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80, metadata={"Software": None})
+    plt.close(fig)
+    inside = sum(abs(k - 1) <= KINK_TOL for k in kinks)
+    return ("The bend of Fig. 1 on other data sets: the verdict's data set (seed "
+            f"{base}) and {FIG1_EXTRA_SEEDS} more (training set and initialisation redrawn; quick "
+            "grid for the extra ones, which are not part of the verdict). Bends at "
+            + ", ".join(f"{k:.3f}" for k in kinks) + f"·η*; {inside} of {len(kinks)} within the "
+            f"±{KINK_TOL:.0%} tolerance.")
 
 
 FIG1 = Claim(
@@ -261,7 +321,8 @@ FIG1 = Claim(
         Planted("p3", "final b independent of η", check("p3", "TRAJ")(
             lambda ctx: _trends(ctx, flat=True))),
     ),
-    figures=(Figure("fig1_bias_vs_eta", _draw_fig1),),
+    figures=(Figure("fig1_bias_vs_eta", _draw_fig1),
+             Figure("fig1_kink_across_seeds", lambda ctx, path: _draw_fig1_seeds(ctx, path))),
     notes="Grid: zoom 1e-4..1.5e-3 step 5e-5 (full) / 2e-4..1.5e-3 step 1e-4 (quick), plus coarse "
           "points to 0.012; T = ⌈10/η⌉; test set 5000 fresh samples. "
           "Kink estimator: linear below, cubic above, continuous (a straight right branch is biased "
@@ -345,8 +406,12 @@ def _draw_fig2(ctx, path):
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return (f"Loss, bias and A over 100 GD steps for η ∈ {{2.5e-5, 2.5e-4, 2.5e-3}} (8π/d² ≈ "
-            f"6.28e-4), d = {D}, n = {N}, seed {_seed(ctx)}.")
+    return ("Paper (Fig. 2, paraphrased): over 100 steps, for η = 2.5e-5 and 2.5e-4 (below "
+            "η* = 8π/d² ≈ 6.28e-4) the loss decreases monotonically and b hardly moves; for "
+            "η = 2.5e-3 the loss is non-monotone, A changes sign repeatedly with large amplitude "
+            f"and b decreases noticeably. Here: the runs of the verdict rows (d = {D}, n = {N}, "
+            f"seed {_seed(ctx)}); the counts of loss increases and sign changes that decide the "
+            "verdict are in the evidence table above.")
 
 
 FIG2 = Claim(
@@ -440,22 +505,43 @@ def _draw_fig4(ctx, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     r = _fig4_run(_seed(ctx))
-    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
-    ax[0].plot(r["sharp"], lw=0.7, label="at the iterates")
-    ax[0].plot(r["centre"], lw=0.7, alpha=0.7, label="at the 2-cycle centre")
+    ev = _fig4_check("figure")(ctx)  # the verdict's own computation, on the same (cached) run
+    d = ev.data
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+    _even_odd(ax[0], r["sharp"], "at the iterates", "C0", lw=0.8)
+    ax[0].plot(r["centre"], color="C1", lw=0.8, label="at the 2-cycle centre")
     ax[0].axhline(2 / FIG4_ETA, color="r", ls="--", label="2/η = 1000")
+    ax[0].axhspan((1 - FIG4_EPS) * 2 / FIG4_ETA, (1 + FIG4_EPS) * 2 / FIG4_ETA, color="r",
+                  alpha=0.08, label=f"2/η ± {FIG4_EPS:.0%} (tolerance)")
+    if d.get("t_plateau") is not None:
+        ax[0].axvline(d["t_plateau"], color="k", lw=0.6, ls="-.", label="plateau starts")
     ax[0].set_title(r"sharpness $\lambda_{max}(\nabla^2 L)$")
-    ax[0].legend(fontsize=7)
-    ax[1].plot(r["b"])
+    ax[0].legend(fontsize=6)
+    ax[1].plot(r["b"], color="C0")
+    ax[1].axvline(d["t_half_drop"], color="k", lw=0.6, ls="-.", label="half of the drop of b")
     ax[1].set_title("bias b")
-    ax[2].plot(r["loss"], lw=0.7)
+    ax[1].legend(fontsize=7)
+    _even_odd(ax[2], r["loss"], "loss", "C0", lw=0.8)
     ax[2].set_title("training loss")
+    ax[2].legend(fontsize=7)
     for a in ax:
         a.set_xlabel("iteration")
+    fig.suptitle(f"Fig. 4 reproduced: η = {FIG4_ETA:g}, d = {D}, n = {N}, seed {_seed(ctx)} "
+                 f"(verdict: {ev.status})", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return f"η = 2e-3, 500 GD steps on the network (d = {D}, n = {N}, seed {_seed(ctx)})."
+    centre, env = d["centre_sharpness_median_first_half_over_2_eta"], \
+        d["iterate_envelope_median_first_half_over_2_eta"]
+    return ("Paper (Fig. 4, paraphrased): with η = 2e-3, while b drops fast the sharpness rises to "
+            "about 2/η and oscillates around it, and the loss is non-monotone. "
+            f"Here, same run and seed as the verdict rows ({_seed(ctx)}): "
+            f"matches — the loss rises {d['loss_increases_during_drop']} times during the drop; "
+            f"the sharpness at the iterates enters ±{FIG4_EPS:.0%} of 2/η at t = {d['t_plateau']}, "
+            f"stays there and ends at {d['sharpness_final']:.0f}. Differs — during the first half "
+            f"of the drop the sharpness is {env:.2f}·2/η at the iterates and {centre:.2f}·2/η at "
+            "the centre of the 2-cycle, neither at 2/η as in the paper's curve; b keeps falling by "
+            f"{d['drop_after_plateau_fraction']:.0%} of its drop after the plateau begins.")
 
 
 FIG4 = Claim(
@@ -544,23 +630,38 @@ def _draw_fig8(ctx, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     runs = _fig8_runs(_seed(ctx))
-    fig, ax = plt.subplots(2, 3, figsize=(13, 6.5))
+    ev = _fig8_check("figure")(ctx)  # the verdict's own computation, on the same (cached) runs
+    fig, ax = plt.subplots(2, 3, figsize=(13, 6.8))
     for col, (eta, T) in enumerate(((2e-3, 50), (2e-3, 500), (2.5e-4, 500))):
         r = runs[eta]
         ax[0, col].plot(r["net_b"][:T + 1], label="network")
         ax[0, col].plot(r["mm_b"][:T + 1], "--", label="mean model (5)")
         ax[0, col].set_title(f"b, η = {eta:g}, {T} steps")
-        ax[1, col].plot(r["net_A"][:T + 1], lw=0.7, label="network")
-        ax[1, col].plot(r["mm_A"][:T + 1], "--", lw=0.7, label="mean model (5)")
-        ax[1, col].set_title(f"A, η = {eta:g}")
+        _even_odd(ax[1, col], r["net_A"][:T + 1], "network", "C0", lw=0.8)
+        _even_odd(ax[1, col], r["mm_A"][:T + 1], "mean model (5)", "C1", lw=0.8)
+        ax[1, col].set_title(f"A = d(a⁻ + a⁺), η = {eta:g}, {T} steps")
         for a in ax[:, col]:
-            a.legend(fontsize=7)
+            a.legend(fontsize=6)
             a.set_xlabel("iteration")
+    fig.suptitle(f"Fig. 8 reproduced: d = {D}, n = {N}, seed {_seed(ctx)} (verdict: {ev.status})",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=80, metadata={"Software": None})
     plt.close(fig)
-    return (f"Mean model (5) from the network's A₀ = {runs['A0']:.2f} against GD on the network "
-            f"(d = {D}, n = {N}, seed {_seed(ctx)}).")
+    rows = ev.data["runs"]
+    hi = [rows[f"eta=0.002,T1={T}"]["ratio"] for T in (50, 500)]
+    lo = rows["eta=0.00025,T1=500"]
+    return ("Paper (Fig. 8, paraphrased): the mean model (5), started from the network's A₀ and "
+            "b₀ = 0, tracks b_t and A_t of GD on the network during the initial phase (50 and 500 "
+            f"steps). Here, same runs and seed as the verdict rows ({_seed(ctx)}), "
+            f"A₀ = {runs['A0']:.2f}: matches — at η = 2e-3 the largest gap in b is "
+            f"{hi[0]:.3f} (50 steps) and {hi[1]:.3f} (500 steps) of |b_MM(T₁)| (tolerance "
+            f"{FIG8_EPS}), and A changes sign as often in both ({rows['eta=0.002,T1=50']['A_flips_first50_net']} "
+            f"vs {rows['eta=0.002,T1=50']['A_flips_first50_model']} times in 50 steps). Differs — "
+            f"below η* (η = 2.5e-4, a step size the paper does not state) the network's b drifts to "
+            f"{lo['b_net_T1']:.2g} while the mean model's stays at {lo['b_model_T1']:.2g}, and after "
+            "the oscillation of A dies out the network's b keeps decreasing slowly while the "
+            "model's is flat.")
 
 
 FIG8 = Claim(
@@ -570,7 +671,8 @@ FIG8 = Claim(
           "20 % of the above-threshold drop",
     statement=r"\max_{t\le T_1}|b^{net}_t - b^{MM}_t| \ll |b^{MM}_{T_1}|,\ T_1 \in \{50, 500\}",
     status="empirical",
-    uses=("ahn2023.fact6",),
+    # the exact parts of the derivation; fact6.approx is the heuristic this figure validates
+    uses=("ahn2023.fact6.noise", "ahn2023.fact6.signal", "ahn2023.fact6.gd"),
     expect="supported",
     checks=(_fig8_check("tracking"),),
     planted=(Planted("p1", "a mean model with d² in place of 2d² tracks equally well",
