@@ -224,9 +224,11 @@ def rate(name: str, measure: Callable[[Context], Series], exponent: float, tol: 
         bounds = {"equal": (exponent - tau, exponent + tau), "at_least": (exponent - tau, math.inf),
                   "at_most": (-math.inf, exponent + tau)}[mode]
         status = _decide(p - a.uncertainty, p + a.uncertainty, *bounds)
-        margin = {"equal": tau - abs(p - exponent), "at_least": p - (exponent - tau),
+        # how far the estimate lies inside the acceptance band (negative: outside); named apart from
+        # a near-miss planted error's ``margin``, which is positive when the statement is refuted
+        inside = {"equal": tau - abs(p - exponent), "at_least": p - (exponent - tau),
                   "at_most": exponent + tau - p}[mode]
-        data.update(margin=margin)
+        data.update(inside_band=inside)
         est = f"exponent {p:.4f} ± {a.uncertainty:.4f}" + (" (near-limit half)" if p != fit.slope else "")
         if status == Status.INCONCLUSIVE:
             return outcome(status, f"{what}; {est} cannot decide {target}: {_UNDECIDED}", **data)

@@ -48,17 +48,24 @@ def fit_margin(data: Mapping[str, Any]) -> tuple[float, str] | None:
         return None
     tol = float(tol)
     if "slope" in data and "predicted" in data:
-        slope, err, pred = float(data["slope"]), float(data.get("stderr", 0.0)), float(data["predicted"])
+        # the engine decides on its estimate ± uncertainty (the near-limit slope when the local
+        # slopes drift): the margin is the distance of that whole interval from the band
+        slope = float(data.get("estimate", data["slope"]))
+        err = float(data.get("uncertainty", data.get("stderr", 0.0)))
+        pred = float(data["predicted"])
         mode = data.get("mode", "equal")
+        shrink = err if "uncertainty" in data else 0.0
         excess = {"equal": abs(slope - pred) - tol, "at_least": (pred - tol) - slope,
-                  "at_most": slope - (pred + tol)}[mode]
+                  "at_most": slope - (pred + tol)}[mode] - shrink
         rel = {"equal": "=", "at_least": ">=", "at_most": "<="}[mode]
         return excess, (f"fitted {slope:.4g} ± {err:.2g} vs claimed exponent {rel} {pred:.4g}, "
                         f"tolerance {tol:.3g}: outside by {excess:.3g}")
     if "growth_toward_limit" in data:
-        growth, err, side = float(data["growth_toward_limit"]), float(data.get("stderr", 0.0)), data.get("side")
+        growth, side = float(data["growth_toward_limit"]), data.get("side")
+        err = float(data.get("uncertainty", data.get("stderr", 0.0)))
+        shrink = err if "uncertainty" in data else 0.0
         excess = {"upper": growth - tol, "lower": -growth - tol,
-                  "both": abs(growth) - tol}.get(side, abs(growth) - tol)
+                  "both": abs(growth) - tol}.get(side, abs(growth) - tol) - shrink
         return excess, (f"log-slope of the ratio toward the limit {growth:+.4g} ± {err:.2g}, "
                         f"tolerance {tol:.3g} ({side} bound): outside by {excess:.3g}")
     return None
@@ -69,6 +76,23 @@ def relative(measured: float, claimed: float, tol: float, what: str = "value") -
     rel = abs(measured - claimed) / abs(claimed)
     return rel - tol, (f"{what} measured {measured:.6g} vs claimed {claimed:.6g}: relative distance "
                        f"{rel:.3g}, tolerance {tol:.3g}")
+
+
+def limit_margin(data: Mapping[str, Any]) -> tuple[float, str] | None:
+    """Margin of a claimed limit against an extrapolated one (``verify.extrapolate.Limit``): the
+    distance |value − claimed| beyond the acceptance band ``tolerance_rel``·|claimed| + 2 error
+    bars, relative to |claimed|. Reads ``claimed`` (or ``predicted``), ``tolerance_rel`` and
+    ``leading_constant`` ± ``leading_constant_stderr``; None when a key is missing."""
+    claimed = data.get("claimed", data.get("predicted"))
+    keys = ("tolerance_rel", "leading_constant", "leading_constant_stderr")
+    if claimed is None or any(k not in data for k in keys):
+        return None
+    claimed, rel = float(claimed), float(data["tolerance_rel"])
+    value, err = float(data["leading_constant"]), float(data["leading_constant_stderr"])
+    band = rel * abs(claimed) + 2 * err
+    excess = (abs(value - claimed) - band) / abs(claimed)
+    return excess, (f"limit {value:.7g} ± {err:.1g} vs claimed {claimed:.7g}, accepted within "
+                    f"{rel:g}·|claimed| + 2 error bars: outside by {excess:.2g} (relative)")
 
 
 def _parts_margin(data: Mapping[str, Any], margin: Margin | None, wrong: tuple[str, ...]) -> tuple:

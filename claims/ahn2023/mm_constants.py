@@ -24,6 +24,7 @@ from scipy.optimize import brentq
 from verify import Claim, Planted, Status
 from verify.claim import Check, Context, Evidence, all_checks, outcome
 from verify.extrapolate import limit
+from verify.nearmiss import limit_margin, near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _mean_model as mm
@@ -111,7 +112,8 @@ MM_OFFSET = Claim(
           "xtol 1e-12; d = 100…3200 (quick), 200…6400 (full); the limit of d(c* − 8) by Wynn's ε. "
           "Evidence keys leading_constant, leading_constant_stderr.",
     checks=(_report(1.0, 1.0),),
-    planted=(Planted("p1", "near miss: C = 20.2 (0.7 % off)", _report(1.0, 1.0, 20.2, 1e-3)),),
+    planted=(near_miss("p1", "near miss: C = 20.2 (0.7 % off)", _report(1.0, 1.0, 20.2, 1e-3),
+                       margin=limit_margin),),
 )
 
 MM_OFFSET_LAW = Claim(
@@ -128,7 +130,7 @@ MM_OFFSET_LAW = Claim(
           "K = 1; A₀ = 3 with K = 2) to 3 significant digits at the quick budget (d <= 3200) and 4 at the "
           "full budget (d <= 6400).",
     checks=(all_checks("closed_form", {"A0=-0.5,K=1": _law(-0.5, 1.0), "A0=3,K=2": _law(3.0, 2.0)}, "PHASE"),),
-    planted=(Planted("p1", "near miss: 8√(2π)·(1 + 0.5 %)", _law(3.0, 2.0, 1.005)),
+    planted=(near_miss("p1", "near miss: 8√(2π)·(1 + 0.5 %)", _law(3.0, 2.0, 1.005), margin=limit_margin),
              Planted("p2", "2π√10 ≈ 19.87 (a numerically close alternative)",
                      _law(-0.5, 1.0, 2 * math.pi * math.sqrt(10) / OFFSET_LAW))),
 )

@@ -34,6 +34,7 @@ from verify.claim import Check, Context, Evidence, all_checks, outcome
 from verify import dynamics
 from verify.extrapolate import limit
 from verify.loss import Loss, S
+from verify.nearmiss import limit_margin, near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import XT, YT, MAX_STEPS, c_beta, k_grid, lanes, loss_by_key
@@ -245,7 +246,8 @@ THM2_CONSTANT = Claim(
     checks=(all_checks("limits", {k: _report_part(k) for k in BETA2_KEYS + OTHER_BETA_KEYS}, "RATE"),),
     planted=(
         # near miss: 0.3 % above the measured 1.500000 (several hundred error bars)
-        Planted("p1", "ℓ_rsym's constant is 1.505 (0.3 % off)", _report_part("rsym", 1.505, 1e-4)),
+        near_miss("p1", "near miss: ℓ_rsym's constant is 1.505 (0.3 % off)", _report_part("rsym", 1.505, 1e-4),
+                  margin=limit_margin),
         Planted("p2", "ℓ_sqrt and ℓ_rsym share the constant 1.5", _report_part("sqrt", 1.5, 1e-4)),
     ),
 )
@@ -266,8 +268,8 @@ THM2_CONSTANT_BETA2 = Claim(
     checks=(all_checks("closed_form", {k: _conjecture_part(k, beta2_prediction)
                                        for k in ("gudermann", "quarter_root", "sym")}, "RATE"),),
     planted=(
-        Planted("p1", "near miss: −3ℓ''(0)³/ℓ⁗(0) × (1 + 5·10⁻⁴)",
-                _conjecture_part("gudermann", beta2_prediction, 1 + 5e-4)),
+        near_miss("p1", "near miss: −3ℓ''(0)³/ℓ⁗(0) × (1 + 5·10⁻⁴)",
+                  _conjecture_part("gudermann", beta2_prediction, 1 + 5e-4), margin=limit_margin),
         Planted("p2", "−3ℓ''(0)²/ℓ⁗(0) (wrong power of ℓ''(0); equal for normalised losses)",
                 _conjecture_part("sym", lambda k: float(-3 * _taylor(k)[0] ** 2 / _taylor(k)[1]))),
     ),
@@ -290,8 +292,9 @@ THM2_CONSTANT_BETA = Claim(
     checks=(all_checks("closed_form", {k: _conjecture_part(k, lambda kk: beta_law_prediction(_beta_of(kk)))
                                        for k in ("beta=4/3", "beta=5/2", "beta=4", "beta=10")}, "RATE"),),
     planted=(
-        Planted("p1", "near miss: the prediction × (1 + 5·10⁻⁴) for β = 4",
-                _conjecture_part("beta=4", lambda kk: beta_law_prediction(_beta_of(kk)), 1 + 5e-4)),
+        near_miss("p1", "near miss: the prediction × (1 + 5·10⁻⁴) for β = 4",
+                  _conjecture_part("beta=4", lambda kk: beta_law_prediction(_beta_of(kk)), 1 + 5e-4),
+                  margin=limit_margin),
         Planted("p2", "E_β = −1 for every β (the β = 2 value)",
                 _conjecture_part("beta=5/2", lambda kk: beta_law_prediction(_beta_of(kk))
                                  / abs(separatrix_root(_beta_of(kk))))),
