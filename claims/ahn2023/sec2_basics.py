@@ -402,6 +402,39 @@ def a2plus_property(args, shrink=True):
                                    "c(R)": mpmath.nstr(cR, 10), "margin": mpmath.nstr(margin, 10)}
 
 
+def _grid_sharp_cR(loss: Loss, R):
+    """min of (1 − r(s))/|s|^β over a log grid of (0, R] that includes s = R: an upper bound on the
+    sharp c(R) = inf_{0<|s|<=R} (1 − r(s))/|s|^β (the infimum sits at s = R for the catalogue)."""
+    grid = [_mp(R) * mpmath.mpf(10) ** (-6 + mpmath.mpf(6) * i / 60) for i in range(61)]
+    return min(loss.one_minus_ratio(sv) / sv ** loss.beta for sv in grid)
+
+
+def a2plus_sharp_factor_property(args, factor=1.03):
+    """Planted near miss: (A2+) holds with ``factor`` × the (grid) sharp constant c(R); false for any
+    factor > 1, since the grid minimum is at least the infimum. Records the witness's local constant."""
+    loss, R, u = args
+    with mpmath.workdps(30):
+        sv = _mp(R) * _mp(u)
+        if sv == 0:
+            return sampling.SKIP
+        c_planted = factor * _grid_sharp_cR(loss, R)
+        local = loss.one_minus_ratio(sv) / abs(sv) ** loss.beta
+        return bool(local >= c_planted), {"loss": str(loss), "R": R, "s": mpmath.nstr(sv, 12),
+                                          "c_planted": mpmath.nstr(c_planted, 10),
+                                          "shortfall": float(1 - local / c_planted)}
+
+
+def a2plus_sharp_margin(factor=1.03):
+    """Margin of the near miss above: relative shortfall of (1 − r(s))/|s|^β below the planted constant."""
+    def margin(data):
+        if "shortfall" not in data:
+            return None
+        v = float(data["shortfall"])
+        return v, (f"at the shrunk witness (1 − ℓ'(s)/s)/|s|^β is {v:.4g} (relative) below {factor}× the "
+                   f"sharp c(R) (= {data['c_planted']})")
+    return margin
+
+
 A2P_LOSSES = st.one_of(st.sampled_from((RSYM, SQRT, beta_loss(1.5), beta_loss(2.0), beta_loss(4.0))),
                        st.floats(1.05, 20.0).map(beta_loss))
 A2P_INPUTS = st.tuples(A2P_LOSSES, st.floats(0.5, 100.0), st.floats(1e-6, 1.0))
@@ -418,7 +451,11 @@ DEF6_A2P = Claim(
     planted=(Planted("p1", "c(R) = c for all R (no shrinking)",
                      sampling.forall("constant_cR", A2P_INPUTS,
                                      lambda a_: a2plus_property(a_, shrink=False),
-                                     examples=(150, 1500))),),
+                                     examples=(150, 1500))),
+             near_miss("p2", "near miss: c(R) = 1.03 × the sharp constant inf_{0<|s|<=R}(1 − r(s))/|s|^β",
+                       sampling.forall("sharp_cR_times_1_03", A2P_INPUTS, a2plus_sharp_factor_property,
+                                       examples=(150, 1500)),
+                       margin=a2plus_sharp_margin())),
 )
 
 
