@@ -712,6 +712,27 @@ def _pos_p3_inputs():
     return st.tuples(st.just(HUB), st.floats(1.01, 1.99), st.floats(1.5, 10.0), st.floats(0.7, 0.99))
 
 
+def _pos_violation(args, steps=40):
+    """Planted near miss: the positivity/monotonicity of fact1.pos for η slightly above 1. On a
+    violation, records its size relative to y_0 (how far the trajectory leaves the claimed region)."""
+    loss, et, y0, u = args
+    res = _positivity_property(args, steps)
+    if res is None or res[0] is not False:
+        return res
+    with mpmath.workdps(_TRAJ_DPS):
+        traj = gd_run(loss, _mp(et), _mp(u) * _mp(y0), _mp(y0), steps, M=mpmath)
+        worst = max(max(abs(xt) - yt, -yt, (yt - traj[t - 1][1]) if t else -yt) for t, (xt, yt) in enumerate(traj))
+        return False, dict(res[1], violation=float(worst / _mp(y0)))
+
+
+def _pos_margin(data):
+    if "violation" not in data:
+        return None
+    v = float(data["violation"])
+    return v, (f"at the shrunk witness (loss, η, y_0, x_0/y_0) = {data.get('witness', '?')} GD leaves "
+               f"{{y > |x|, y > 0, y non-increasing}} by {v:.3g}·y_0")
+
+
 def _d_recursion():
     X1, Y1 = _gd(g)
     return (Y1**2 - X1**2) - (1 - eta**2 * g(x * y) ** 2) * (y**2 - x**2)
@@ -733,7 +754,11 @@ FACT1_POS = Claim(
     ),
     planted=(Planted("p3", "the same holds for η ∈ (1, 2) (Huber, s₀ > 1)",
                      sampling.forall("trajectories_eta_gt_1", _pos_p3_inputs(), _positivity_property,
-                                     examples=(60, 400), kind="TRAJ")),),
+                                     examples=(60, 400), kind="TRAJ")),
+             near_miss("p4", "near miss: the same holds for η ≤ 1.03 (the threshold η < 1 raised by 3%)",
+                       sampling.forall("trajectories_eta_le_1_03", _traj_inputs(1.0, 1.03), _pos_violation,
+                                       examples=(60, 400), kind="TRAJ"),
+                       margin=_pos_margin)),
 )
 
 
