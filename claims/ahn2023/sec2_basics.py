@@ -608,6 +608,25 @@ def _diagonal_minimiser(args):
         return bool(e == 0), {"loss": str(loss), "f(x,x)-min": mpmath.nstr(e, 10)}
 
 
+def _band_minimiser(args):
+    """Planted near miss: every point of the band |xy| <= 10^-24 around the axes minimises f. Records
+    the excess f − min in units of its quadratic prediction ℓ''(0)(xy)²/2 (positive off the axes)."""
+    loss, xv, yv = args
+    with mpmath.workdps(50):
+        sv = _mp(xv) * _mp(yv)
+        e = loss.excess(sv)
+        return bool(e == 0), {"loss": str(loss), "xy": mpmath.nstr(sv, 6), "f-min": mpmath.nstr(e, 10),
+                              "excess_over_quadratic": float(e / (sv * sv / 2)) if sv != 0 else 0.0}
+
+
+def _band_margin(data):
+    if not data.get("excess_over_quadratic"):
+        return None
+    v = float(data["excess_over_quadratic"])
+    return v, (f"at the shrunk witness xy = {data['xy']}: f − min f = {data['f-min']} > 0, "
+               f"{v:.4g} × (xy)²/2 (50-digit arithmetic)")
+
+
 _coords = st.one_of(st.just(0.0), st.floats(-5, 5, allow_nan=False), st.floats(-1e-8, 1e-8))
 
 FACT1_AXES = Claim(
@@ -623,7 +642,13 @@ FACT1_AXES = Claim(
     planted=(Planted("p1", "the minimisers are the diagonals y = ±x",
                      sampling.forall("diagonal_is_argmin",
                                      st.tuples(losses(), st.floats(1e-3, 5)), _diagonal_minimiser,
-                                     examples=(50, 200))),),
+                                     examples=(50, 200))),
+             near_miss("p2", "near miss: every point with |xy| <= 10^-24 is a minimiser (the axes thickened "
+                       "by a band at the 50-digit resolution of the check)",
+                       sampling.forall("band_is_argmin", st.tuples(losses(), st.floats(-1e-12, 1e-12),
+                                                                   st.floats(-1e-12, 1e-12)),
+                                       _band_minimiser, examples=(50, 200)),
+                       margin=_band_margin)),
     notes="f(x, y) − min f = ℓ(xy) − ℓ(0) is evaluated at 50 digits from cancellation-free forms "
           "(e.g. log cosh s = log1p(2 sinh²(s/2))).",
 )
