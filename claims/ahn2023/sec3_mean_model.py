@@ -369,6 +369,32 @@ def _fact7_prop(strict_even_at_zero: bool = False):
     return prop
 
 
+def _fact7_step_bound(factor: float):
+    """Planted near miss: |b_{t+1} − b_t| <= factor·η A² g(b)Φ(b)/4. Since ℓ'(u) = tanh(u/2)/2 <= u/4
+    with equality as u → 0, the sharp factor is 1; records |Δb| over η A² g(b)Φ(b)/4."""
+    def prop(args):
+        A, b, eta, d = args
+        if A == 0:
+            return sampling.SKIP
+        with mpmath.workdps(30):
+            A_, b_ = mpmath.mpf(A), mpmath.mpf(b)
+            gb = mm.g_mp(b_)
+            db = -mpmath.mpf(eta) * mpmath.tanh(A_ * gb / 2) / 2 * A_ * mpmath.ncdf(b_)
+            ratio = abs(db) / (mpmath.mpf(eta) * A_ ** 2 * gb * mpmath.ncdf(b_) / 4)
+            return bool(ratio <= factor), {"delta_b": float(db), "ratio": float(ratio)}
+    return prop
+
+
+def _fact7_step_margin(factor: float):
+    def margin(data):
+        if "ratio" not in data:
+            return None
+        v = float(data["ratio"])
+        return v / factor - 1, (f"at the shrunk witness |Δb|/(ηA²g(b)Φ(b)/4) = {v:.6g} > {factor}: "
+                                f"{v / factor - 1:.3g} (relative) above the planted bound")
+    return margin
+
+
 @functools.lru_cache(maxsize=8)
 def _trajectories(full: bool):
     out = []
@@ -416,6 +442,11 @@ FACT7 = Claim(
         Planted("p2", "b_{t+1} < b_t even when A_t = 0",
                 sampling.forall("p2", _fact7_strategy(), _fact7_prop(strict_even_at_zero=True),
                                 examples=(300, 3000))),
+        near_miss("p3", "near miss: |b_{t+1} − b_t| <= 0.97·ηA_t²g(b_t)Φ(b_t)/4 (the small-A rate of the "
+                  "decrease, which is sharp, tightened by 3%)",
+                  sampling.forall("p3_step_bound", _fact7_strategy(), _fact7_step_bound(0.97),
+                                  examples=(300, 3000)),
+                  margin=_fact7_step_margin(0.97)),
     ),
 )
 
