@@ -199,7 +199,21 @@ def _thm1_main(ctx):
                    problem=_dln.e3_problem(0).describe(), gd_digits=min(gd), sgd_digits=min(sgd))
 
 
-def _thm1_f64_property(case):
+def _thm1_f64_gain_scaled(gain_factor: float):
+    """Planted near miss: Theorem 1 with the gain ln(α²/α_∞²) = Σ_k q(γ_k g_k) scaled by ``gain_factor``
+    (α_∞ read off the run; only its departure from α is rescaled)."""
+    return lambda case: _thm1_f64_property(case, gain_factor)
+
+
+def _thm1_gain_margin(data):
+    if "miss_rel" not in data:
+        return None
+    v = math.log10(float(data["miss_rel"]) / 1e-6)
+    return v, (f"at the shrunk witness the prediction misses the run's limit by {data['miss_rel']:.3g} "
+               f"(relative), {v:.3g} orders above the tolerance 1e-6")
+
+
+def _thm1_f64_property(case, gain_factor: float = 1.0):
     """Theorem 1 on a hypothesis-drawn problem, float64 GD; vacuous if the run does not converge."""
     problem, frac = case
     H = problem.X.T @ problem.X / problem.n
@@ -208,12 +222,16 @@ def _thm1_f64_property(case):
     lanes = _dln.run_lanes(problem, [gamma], max_steps=200_000, tol_rel=1e-22)
     if lanes.status[0] != _dln.CONVERGED:
         return sampling.SKIP, {"outcome": lanes.outcome(0), "gamma": gamma}
-    sol = _implicit.solve_f64(problem.X, problem.y, lanes.ln_alpha2[0], lanes.phi[0])
+    ln_alpha2 = lanes.ln_alpha2[0]
+    if gain_factor != 1.0:   # planted: rescale only the gain, ln α² − ln α_∞²
+        ln_a0 = 2 * np.log(np.asarray(problem.alpha, dtype=float))
+        ln_alpha2 = ln_a0 + gain_factor * (ln_alpha2 - ln_a0)
+    sol = _implicit.solve_f64(problem.X, problem.y, ln_alpha2, lanes.phi[0])
     solver = "float64"
     if not sol.converged:
         # the float64 Newton can stall on badly scaled duals: re-solve at 30 digits (the
         # prediction, not the run, is what would otherwise be wrong)
-        sol = _implicit.solve(problem.X, problem.y, [float(v) for v in lanes.ln_alpha2[0]],
+        sol = _implicit.solve(problem.X, problem.y, [float(v) for v in ln_alpha2],
                               [float(v) for v in lanes.phi[0]], dps=30, tol_rel=1e-16)
         solver = "mpmath-30"
         if not sol.converged:
@@ -288,6 +306,11 @@ THM1 = Claim(
         Planted("p2", "β̃_0 dropped (thm1.drop read as exact)", _thm1_planted("p2", "β̃_0 dropped")),
         Planted("p3", "q replaced by x² in α_∞", _thm1_planted("p3", "q → x²")),
         Planted("p4", "α instead of α_∞ (the gain ignored)", _thm1_planted("p4", "α instead of α_∞")),
+        near_miss("p5", "near miss: α_∞ with the gain Σ_k q(γ_k g_k) 3% too large",
+                  sampling.forall("p5_gain_1_03",
+                                  st.tuples(_strategies.problems(max_n=4, max_extra_d=5), st.floats(0.05, 1.0)),
+                                  _thm1_f64_gain_scaled(1.03), examples=(25, 200), kind="TRAJ"),
+                  margin=_thm1_gain_margin),
     ),
 )
 
