@@ -307,18 +307,33 @@ def _flat(expr):
     return expr.subs(sp.Derivative(_G, _t), _g).subs(_G, _Gs)
 
 
-def _gf_solver_check(ctx):
+@lru_cache(maxsize=None)
+def _gf_solution_e3(dps: int):
+    with mpmath.workdps(dps):
+        return _implicit.gf_solution(_dln.e3_problem(0), dps=dps)
+
+
+def _gf_solver_check(ctx, alpha_rel_shift=0):
+    """β*_α from the §7 solver: on S and stationary for ψ_α. ``alpha_rel_shift`` ε (planted near miss):
+    test stationarity for ψ_{α(1+ε)} instead, which must fail once ε is above the 50-digit floor."""
     p = _dln.e3_problem(0)
     dps = 50
     with mpmath.workdps(dps):
-        sol = _implicit.gf_solution(p, dps=dps)
+        sol = _gf_solution_e3(dps)
         # stationarity: ∇ψ_α(β) = ½ arcsinh(β/α²) lies in span(x_i)
-        grad = [mpmath.asinh(b / mpmath.mpf(float(a)) ** 2) / 2 for b, a in zip(sol.beta, p.alpha)]
+        scale = 1 + mpmath.mpf(alpha_rel_shift)
+        grad = [mpmath.asinh(b / (mpmath.mpf(float(a)) * scale) ** 2) / 2 for b, a in zip(sol.beta, p.alpha)]
         Xm = mpmath.matrix([[mpmath.mpf(float(v)) for v in row] for row in p.X])
         gv = mpmath.matrix(grad)
         coef = mpmath.lu_solve(Xm * Xm.T, Xm * gv)
         off = max(abs(v) for v in gv - Xm.T * coef)
     ok = sol.converged and float(off) < 10.0 ** -(dps - 12) and sol.residual_rel < 10.0 ** -(dps - 12)
+    if alpha_rel_shift:   # planted: refuted iff the solve is sound (on S) and stationarity fails
+        on_s = sol.converged and sol.residual_rel < 10.0 ** -(dps - 12)
+        return outcome(Status.REFUTED if on_s and not ok else (Status.SUPPORTED if ok else Status.INCONCLUSIVE),
+                       f"β*_α tested for stationarity of ψ_(α(1+{alpha_rel_shift:g})): off-span component "
+                       f"{float(off):.2e} (floor {10.0 ** -(dps - 12):.0e})",
+                       stationarity=float(off), floor=10.0 ** -(dps - 12), residual_rel=sol.residual_rel)
     return outcome(Status.SUPPORTED if ok else Status.INCONCLUSIVE,
                    f"β*_α on E3 at {dps} digits: primal residual {sol.residual_rel:.1e}, stationarity "
                    f"(∇ψ_α(β) ⊥-component of span(x_i)) {float(off):.1e}, {sol.iterations} Newton steps",
@@ -349,6 +364,13 @@ EQ4 = Claim(
                 symbolic.identity("p1_factor2", lambda: _flat(_u * _v), lambda: al_ ** 2 * sp.sinh(-_Gs))),
         Planted("p2", "u² + v² is conserved",
                 symbolic.identity("p2_conserved", lambda: _flat(sp.diff(_u ** 2 + _v ** 2, _t)), 0)),
+        near_miss("p3", "near miss: β*_α = argmin_S ψ_{α(1+10⁻³⁷)} (α off by a few times the 50-digit "
+                  "stationarity floor; resolution test)",
+                  Check("p3_alpha_shifted", lambda ctx: _gf_solver_check(ctx, 1e-37), "TRAJ"),
+                  margin=lambda d: (float(np.log10(d["stationarity"] / d["floor"])),
+                                    f"off-span component of ∇ψ at β*_α {d['stationarity']:.2e} vs floor "
+                                    f"{d['floor']:.0e}: {np.log10(d['stationarity'] / d['floor']):.2f} orders above")
+                  if "floor" in d else None),
     ),
 )
 
