@@ -114,6 +114,28 @@ def _def7_prop(p):
     return (val >= -mpmath.mpf(10) ** -35 and (not resolvable or val > 0), {"D": float(val)})
 
 
+def _def7_quadratic_bound(factor):
+    """Planted near miss: D(β, β') >= factor·(β − β')²/(4√(M² + α⁴)), M = max(|β|, |β'|). With
+    factor 1 it holds (ψ_α'' = 1/(2√(z² + α⁴)) >= 1/(2√(M² + α⁴)) on the segment) and is sharp as
+    β' → β; records D over the bound."""
+    def prop(p):
+        b, bq, a = p
+        with mpmath.workdps(40):
+            val, gap = _bregman_mp(b, bq, a)
+            if gap <= mpmath.mpf(10) ** -12 * (1 + abs(b) + abs(bq)):
+                return sampling.SKIP   # D ~ gap² is below the 40-digit rounding of ψ (as in _def7_prop)
+            M = max(abs(mpmath.mpf(b)), abs(mpmath.mpf(bq)))
+            bound = (mpmath.mpf(b) - mpmath.mpf(bq)) ** 2 / (4 * mpmath.sqrt(M ** 2 + mpmath.mpf(a) ** 4))
+            ratio = val / bound
+            # D is a difference of O(α² + |β| log(1 + |β|/α²)) terms at 40 digits: undecided within rounding
+            scale = (1 + mpmath.mpf(a) ** 2 + abs(mpmath.mpf(b)) + abs(mpmath.mpf(bq))) \
+                * (1 + mpmath.log1p(M / mpmath.mpf(a) ** 2))
+            if abs(val - factor * bound) <= mpmath.mpf(10) ** -34 * scale:
+                return None
+            return bool(ratio >= factor), {"D": float(val), "D_over_quadratic": float(ratio)}
+    return prop
+
+
 DEF7 = Claim(
     id="even2023.def7",
     source=PAPER.at("§3"),
@@ -132,7 +154,15 @@ DEF7 = Claim(
     ),
     planted=(Planted("p1", "D is symmetric: D(β, β') = D(β', β)",
                      symbolic.identity("p1_symmetric", lambda: bregman(b_, b2, a_), lambda: bregman(b2, b_, a_),
-                                       domain={"beta": (-3, 3), "beta2": (-3, 3)})),),
+                                       domain={"beta": (-3, 3), "beta2": (-3, 3)})),
+             near_miss("p2", "near miss: D(β, β') >= 1.03(β − β')²/(4√(M² + α⁴)), M = max(|β|, |β'|) "
+                       "(the sharp quadratic lower bound, 3% too large)",
+                       sampling.forall("p2_quadratic_1_03", st.tuples(st.floats(-50, 50), st.floats(-50, 50),
+                                                                      st.floats(0.01, 5)),
+                                       _def7_quadratic_bound(1.03), examples=(200, 2000)),
+                       margin=lambda d: (1 - d["D_over_quadratic"] / 1.03,
+                                         f"at the shrunk witness D/((β − β')²/(4√(M² + α⁴))) = "
+                                         f"{d['D_over_quadratic']:.5f} < 1.03") if "D_over_quadratic" in d else None)),
 )
 
 
