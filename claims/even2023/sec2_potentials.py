@@ -439,6 +439,24 @@ def _fact2_extrapolation(ctx):
                    gammas=g, raw=err_raw, richardson=err_rich)
 
 
+def _fact2_alpha_shifted(rel: float):
+    """Planted near miss: GD's γ → 0 limit is argmin_S ψ_{α(1+rel)}. Accepted, like the main check,
+    when the Richardson-extrapolated limit is within 5% of the raw error at the smallest γ."""
+    def run(ctx):
+        sw = _runs.e6_sweep()
+        p = _dln.e3_problem(0)
+        beta = sw["lanes"].beta
+        rich = 2 * beta[-1] - beta[-2]
+        raw = float(np.linalg.norm(beta[-1] - sw["gf"]))
+        shifted = _implicit.solve_f64(p.X, p.y, 2 * np.log((1 + rel) * np.asarray(p.alpha, dtype=float)), 0.0,
+                                      tol_rel=1e-13).beta
+        dist, accept = float(np.linalg.norm(rich - shifted)), 0.05 * raw
+        return outcome(Status.REFUTED if dist > accept else Status.SUPPORTED,
+                       f"Richardson limit vs argmin_S ψ_(α(1+{rel:g})): {dist:.3e} (accepted below {accept:.3e})",
+                       distance=dist, accept=accept, to_truth=float(np.linalg.norm(rich - sw["gf"])))
+    return run
+
+
 def _fact2_limits(variant: str):
     def run(ctx):
         alphas, d1, d2 = _alpha_path()
@@ -471,7 +489,12 @@ FACT2 = Claim(
     checks=(Check("gd_extrapolation", _fact2_extrapolation, "TRAJ"),
             Check("limits", _fact2_limits("truth"), "TRAJ")),
     planted=(Planted("p1", "β*_α = β*_ℓ1 at α of order 1", Check("p1_l1_at_1", _fact2_limits("p1"), "TRAJ")),
-             Planted("p2", "β*_α = X⁺y at small α", Check("p2_l2_small", _fact2_limits("p2"), "TRAJ"))),
+             Planted("p2", "β*_α = X⁺y at small α", Check("p2_l2_small", _fact2_limits("p2"), "TRAJ")),
+             near_miss("p3", "near miss: GD's γ → 0 limit is argmin_S ψ_{α(1+10⁻⁵)} (α off by a few times the "
+                       "extrapolation's resolution)", Check("p3_alpha_shifted", _fact2_alpha_shifted(1e-5), "TRAJ"),
+                       margin=lambda d: (d["distance"] / d["accept"] - 1,
+                                         f"‖Richardson limit − β*_(α(1+1e-5))‖ = {d['distance']:.3e} vs acceptance "
+                                         f"{d['accept']:.3e} (the truth: {d['to_truth']:.2e})") if "accept" in d else None)),
 )
 
 
