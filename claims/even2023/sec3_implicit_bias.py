@@ -67,23 +67,26 @@ def _mirror_residual(snap, tilt_sign: int):
     return worst
 
 
-def _fact5_check(tilt_sign: int, name: str):
+def _fact5_check(tilt_sign: int, name: str, tilt_floors: float = 0):
+    """``tilt_floors`` (planted near miss): the tilt φ_k scaled by 1 + tilt_floors·floor, i.e. off by a
+    few times the precision floor of the check (resolution test)."""
     def run(ctx):
         dps, runs = _fact5_runs(ctx.budget)
         floor = 10.0 ** (-(dps - 12))
         rows = {}
         worst = 0.0
         with mpmath.workdps(dps):
+            tilt = tilt_sign * (1 + tilt_floors * mpmath.mpf(10) ** (-(dps - 12)))
             for label, r in runs:
-                end = float(_mirror_residual(r.final, tilt_sign))
-                per_step = r.fact5_residual if tilt_sign == 1 else end
+                end = float(_mirror_residual(r.final, tilt))
+                per_step = r.fact5_residual if tilt_sign == 1 and not tilt_floors else end
                 rows[label] = {"steps": r.steps, "max_abs_s": r.max_abs_s,
                                "steps_with_|s|>1": r.odd_steps_big,
                                "max_residual_over_steps": per_step, "residual_at_end": end}
                 worst = max(worst, per_step, end)
         ok = worst <= floor
         status = Status.SUPPORTED if ok else Status.REFUTED
-        what = "∇h_k(β_k) = −S_k" if tilt_sign == 1 else (
+        what = f"tilt scaled by 1 + {tilt_floors:g}·floor" if tilt_floors else "∇h_k(β_k) = −S_k" if tilt_sign == 1 else (
             "h_k = ψ_{α_k} (tilt dropped)" if tilt_sign == 0 else "tilt with the opposite sign")
         return outcome(status, f"{what}: worst residual {worst:.2e} over {len(runs)} runs at {dps} "
                        f"digits (floor {floor:.0e})", runs=rows, dps=dps, floor=floor)
@@ -136,6 +139,11 @@ FACT5 = Claim(
     planted=(
         Planted("p1", "h_k = ψ_{α_k} (the tilt dropped)", _fact5_check(0, "p1_tilt_dropped")),
         Planted("p2", "φ_k with the opposite sign", _fact5_check(-1, "p2_tilt_sign")),
+        near_miss("p3", "near miss: h_k = ψ_{α_k} − (1 + 3·floor)⟨φ_k, ·⟩ (the tilt off by three times the "
+                  "precision floor; resolution test)", _fact5_check(1, "p3_tilt_scaled", tilt_floors=3),
+                  margin=lambda d: (float(np.log10(max(r["residual_at_end"] for r in d["runs"].values()) / d["floor"])),
+                                    f"worst end residual {max(r['residual_at_end'] for r in d['runs'].values()):.2e} "
+                                    f"vs floor {d['floor']:.0e}") if "floor" in d else None),
     ),
 )
 
