@@ -196,7 +196,7 @@ def _span_offset(S):
         return float(max(abs(v) for v in Sv - Xm.T * coef) / max(abs(v) for v in Sv))
 
 
-class _NearlyScalar(_dln.Schedule):
+class NearlyScalar(_dln.Schedule):
     """Coordinate-wise Γ_{k,j} = γ(1 + ε·j/(d − 1)): scalar up to a relative ε (planted near miss)."""
 
     scalar = False
@@ -214,7 +214,7 @@ class _NearlyScalar(_dln.Schedule):
 @lru_cache(maxsize=None)
 def _nearly_scalar_run(budget: str, rel: float):
     steps = 300 if budget == "quick" else 1500
-    return _dln.run_hp(_dln.e3_problem(0), _NearlyScalar(0.4, rel), dps=40, max_steps=steps, tol_rel=1e-30)
+    return _dln.run_hp(_dln.e3_problem(0), NearlyScalar(0.4, rel), dps=40, max_steps=steps, tol_rel=1e-30)
 
 
 def _def5_nearly_scalar(rel: float):
