@@ -86,8 +86,10 @@ def _fact5_check(tilt_sign: int, name: str, tilt_floors: float = 0):
                 worst = max(worst, per_step, end)
         ok = worst <= floor
         status = Status.SUPPORTED if ok else Status.REFUTED
-        what = f"tilt scaled by 1 + {tilt_floors:g}·floor" if tilt_floors else "∇h_k(β_k) = −S_k" if tilt_sign == 1 else (
+        what = "∇h_k(β_k) = −S_k" if tilt_sign == 1 else (
             "h_k = ψ_{α_k} (tilt dropped)" if tilt_sign == 0 else "tilt with the opposite sign")
+        if tilt_floors:
+            what = f"tilt scaled by 1 + {tilt_floors:g}·floor"
         return outcome(status, f"{what}: worst residual {worst:.2e} over {len(runs)} runs at {dps} "
                        f"digits (floor {floor:.0e})", runs=rows, dps=dps, floor=floor)
     return Check(name, run, "TRAJ")
