@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._sec2_common import beta_constants, beta_loss, losses
-from claims.ahn2023.sec2_basics import A2P_INPUTS, a2plus_property
+from claims.ahn2023.sec2_basics import (A2P_INPUTS, a2plus_property, a2plus_sharp_factor_property,
+                                         a2plus_sharp_margin)
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
 from verify.nearmiss import near_miss
@@ -987,7 +988,12 @@ FACT4 = Claim(
     ),
     planted=(Planted("p1", "c(R) = c for all R (no shrinking with R)",
                      sampling.forall("constant_cR", A2P_INPUTS, lambda a_: a2plus_property(a_, shrink=False),
-                                     examples=(200, 2000))),),
+                                     examples=(200, 2000))),
+             near_miss("p2", "near miss: (A2+) holds with 1.03 × the sharp constant in place of the explicit "
+                       "c(R) (the explicit c(R) is not sharp; 3% above the sharp one is false)",
+                       sampling.forall("sharp_cR_times_1_03", A2P_INPUTS, a2plus_sharp_factor_property,
+                                       examples=(200, 2000)),
+                       margin=a2plus_sharp_margin())),
     notes="c(R) = min{c, (c − ℓ'(c))/R^{β+1}} is valid when ℓ'' <= 1 (all Example-1 losses): for "
           "c <= s <= R, s − ℓ'(s) >= c − ℓ'(c).",
 )

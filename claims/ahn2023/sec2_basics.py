@@ -402,6 +402,39 @@ def a2plus_property(args, shrink=True):
                                    "c(R)": mpmath.nstr(cR, 10), "margin": mpmath.nstr(margin, 10)}
 
 
+def _grid_sharp_cR(loss: Loss, R):
+    """min of (1 − r(s))/|s|^β over a log grid of (0, R] that includes s = R: an upper bound on the
+    sharp c(R) = inf_{0<|s|<=R} (1 − r(s))/|s|^β (the infimum sits at s = R for the catalogue)."""
+    grid = [_mp(R) * mpmath.mpf(10) ** (-6 + mpmath.mpf(6) * i / 60) for i in range(61)]
+    return min(loss.one_minus_ratio(sv) / sv ** loss.beta for sv in grid)
+
+
+def a2plus_sharp_factor_property(args, factor=1.03):
+    """Planted near miss: (A2+) holds with ``factor`` × the (grid) sharp constant c(R); false for any
+    factor > 1, since the grid minimum is at least the infimum. Records the witness's local constant."""
+    loss, R, u = args
+    with mpmath.workdps(30):
+        sv = _mp(R) * _mp(u)
+        if sv == 0:
+            return sampling.SKIP
+        c_planted = factor * _grid_sharp_cR(loss, R)
+        local = loss.one_minus_ratio(sv) / abs(sv) ** loss.beta
+        return bool(local >= c_planted), {"loss": str(loss), "R": R, "s": mpmath.nstr(sv, 12),
+                                          "c_planted": mpmath.nstr(c_planted, 10),
+                                          "shortfall": float(1 - local / c_planted)}
+
+
+def a2plus_sharp_margin(factor=1.03):
+    """Margin of the near miss above: relative shortfall of (1 − r(s))/|s|^β below the planted constant."""
+    def margin(data):
+        if "shortfall" not in data:
+            return None
+        v = float(data["shortfall"])
+        return v, (f"at the shrunk witness (1 − ℓ'(s)/s)/|s|^β is {v:.4g} (relative) below {factor}× the "
+                   f"sharp c(R) (= {data['c_planted']})")
+    return margin
+
+
 A2P_LOSSES = st.one_of(st.sampled_from((RSYM, SQRT, beta_loss(1.5), beta_loss(2.0), beta_loss(4.0))),
                        st.floats(1.05, 20.0).map(beta_loss))
 A2P_INPUTS = st.tuples(A2P_LOSSES, st.floats(0.5, 100.0), st.floats(1e-6, 1.0))
@@ -418,7 +451,11 @@ DEF6_A2P = Claim(
     planted=(Planted("p1", "c(R) = c for all R (no shrinking)",
                      sampling.forall("constant_cR", A2P_INPUTS,
                                      lambda a_: a2plus_property(a_, shrink=False),
-                                     examples=(150, 1500))),),
+                                     examples=(150, 1500))),
+             near_miss("p2", "near miss: c(R) = 1.03 × the sharp constant inf_{0<|s|<=R}(1 − r(s))/|s|^β",
+                       sampling.forall("sharp_cR_times_1_03", A2P_INPUTS, a2plus_sharp_factor_property,
+                                       examples=(150, 1500)),
+                       margin=a2plus_sharp_margin())),
 )
 
 
@@ -571,6 +608,25 @@ def _diagonal_minimiser(args):
         return bool(e == 0), {"loss": str(loss), "f(x,x)-min": mpmath.nstr(e, 10)}
 
 
+def _band_minimiser(args):
+    """Planted near miss: every point of the band |xy| <= 10^-24 around the axes minimises f. Records
+    the excess f − min in units of its quadratic prediction ℓ''(0)(xy)²/2 (positive off the axes)."""
+    loss, xv, yv = args
+    with mpmath.workdps(50):
+        sv = _mp(xv) * _mp(yv)
+        e = loss.excess(sv)
+        return bool(e == 0), {"loss": str(loss), "xy": mpmath.nstr(sv, 6), "f-min": mpmath.nstr(e, 10),
+                              "excess_over_quadratic": float(e / (sv * sv / 2)) if sv != 0 else 0.0}
+
+
+def _band_margin(data):
+    if not data.get("excess_over_quadratic"):
+        return None
+    v = float(data["excess_over_quadratic"])
+    return v, (f"at the shrunk witness xy = {data['xy']}: f − min f = {data['f-min']} > 0, "
+               f"{v:.4g} × (xy)²/2 (50-digit arithmetic)")
+
+
 _coords = st.one_of(st.just(0.0), st.floats(-5, 5, allow_nan=False), st.floats(-1e-8, 1e-8))
 
 FACT1_AXES = Claim(
@@ -586,7 +642,13 @@ FACT1_AXES = Claim(
     planted=(Planted("p1", "the minimisers are the diagonals y = ±x",
                      sampling.forall("diagonal_is_argmin",
                                      st.tuples(losses(), st.floats(1e-3, 5)), _diagonal_minimiser,
-                                     examples=(50, 200))),),
+                                     examples=(50, 200))),
+             near_miss("p2", "near miss: every point with |xy| <= 10^-24 is a minimiser (the axes thickened "
+                       "by a band at the 50-digit resolution of the check)",
+                       sampling.forall("band_is_argmin", st.tuples(losses(), st.floats(-1e-12, 1e-12),
+                                                                   st.floats(-1e-12, 1e-12)),
+                                       _band_minimiser, examples=(50, 200)),
+                       margin=_band_margin)),
     notes="f(x, y) − min f = ℓ(xy) − ℓ(0) is evaluated at 50 digits from cancellation-free forms "
           "(e.g. log cosh s = log1p(2 sinh²(s/2))).",
 )
@@ -675,6 +737,27 @@ def _pos_p3_inputs():
     return st.tuples(st.just(HUB), st.floats(1.01, 1.99), st.floats(1.5, 10.0), st.floats(0.7, 0.99))
 
 
+def _pos_violation(args, steps=40):
+    """Planted near miss: the positivity/monotonicity of fact1.pos for η slightly above 1. On a
+    violation, records its size relative to y_0 (how far the trajectory leaves the claimed region)."""
+    loss, et, y0, u = args
+    res = _positivity_property(args, steps)
+    if res is None or res[0] is not False:
+        return res
+    with mpmath.workdps(_TRAJ_DPS):
+        traj = gd_run(loss, _mp(et), _mp(u) * _mp(y0), _mp(y0), steps, M=mpmath)
+        worst = max(max(abs(xt) - yt, -yt, (yt - traj[t - 1][1]) if t else -yt) for t, (xt, yt) in enumerate(traj))
+        return False, dict(res[1], violation=float(worst / _mp(y0)))
+
+
+def _pos_margin(data):
+    if "violation" not in data:
+        return None
+    v = float(data["violation"])
+    return v, (f"at the shrunk witness (loss, η, y_0, x_0/y_0) = {data.get('witness', '?')} GD leaves "
+               f"{{y > |x|, y > 0, y non-increasing}} by {v:.3g}·y_0")
+
+
 def _d_recursion():
     X1, Y1 = _gd(g)
     return (Y1**2 - X1**2) - (1 - eta**2 * g(x * y) ** 2) * (y**2 - x**2)
@@ -696,7 +779,11 @@ FACT1_POS = Claim(
     ),
     planted=(Planted("p3", "the same holds for η ∈ (1, 2) (Huber, s₀ > 1)",
                      sampling.forall("trajectories_eta_gt_1", _pos_p3_inputs(), _positivity_property,
-                                     examples=(60, 400), kind="TRAJ")),),
+                                     examples=(60, 400), kind="TRAJ")),
+             near_miss("p4", "near miss: the same holds for η ≤ 1.03 (the threshold η < 1 raised by 3%)",
+                       sampling.forall("trajectories_eta_le_1_03", _traj_inputs(1.0, 1.03), _pos_violation,
+                                       examples=(60, 400), kind="TRAJ"),
+                       margin=_pos_margin)),
 )
 
 

@@ -20,6 +20,7 @@ from scipy import stats
 
 from verify import Claim, Figure, Planted, Status
 from verify.claim import check, outcome
+from verify.nearmiss import near_miss
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _mean_model as mm
 from claims.ahn2023 import _network as net
@@ -376,6 +377,10 @@ def _fig2_check(name: str, planted: str | None = None):
             ok = runs[2.5e-5]["A_sign_changes"] >= 10
             return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                            f"A sign changes at η = 2.5e-5: {runs[2.5e-5]['A_sign_changes']}", **info)
+        if planted == "p3":   # near miss: b₁₀₀ <= −0.5 at η = 2.5e-3 (measured drop 0.43–0.48, seeds 0–9)
+            return outcome(Status.SUPPORTED if big["b100"] <= -0.5 else Status.REFUTED,
+                           f"b₁₀₀ at η = 2.5e-3: {big['b100']:.4f} (planted: <= −0.5)",
+                           drop=-big["b100"], planted_drop=0.5, **info)
         ok = (all(r["loss_increases"] == 0 and abs(r["b100"]) <= 0.01 for r in small)
               and big["loss_increases"] >= 10 and big["A_sign_changes"] >= 10
               and abs(big["b100"]) >= 0.1)
@@ -425,7 +430,13 @@ FIG2 = Claim(
     expect="supported",
     checks=(_fig2_check("loss_bias_and_sign_changes"),),
     planted=(Planted("p1", "monotone loss at η = 2.5e-3", _fig2_check("p1", "p1")),
-             Planted("p2", "repeated sign changes of A at η = 2.5e-5", _fig2_check("p2", "p2"))),
+             Planted("p2", "repeated sign changes of A at η = 2.5e-5", _fig2_check("p2", "p2")),
+             near_miss("p3", "near miss: at η = 2.5e-3 the bias drops by at least 0.5 in 100 steps "
+                       "(b₁₀₀ <= −0.5; just beyond the measured drop)", _fig2_check("p3", "p3"),
+                       margin=lambda d: (1 - d["drop"] / d["planted_drop"],
+                                         f"b₁₀₀ = {-d['drop']:.4f}: the drop {d['drop']:.4f} is "
+                                         f"{1 - d['drop'] / d['planted_drop']:.3g} (relative) short of 0.5")
+                       if "drop" in d else None)),
     figures=(Figure("fig2_three_step_sizes", _draw_fig2),),
 )
 

@@ -426,6 +426,32 @@ def _fact7_prop(strict_even_at_zero: bool = False):
     return prop
 
 
+def _fact7_step_bound(factor: float):
+    """Planted near miss: |b_{t+1} − b_t| <= factor·η A² g(b)Φ(b)/4. Since ℓ'(u) = tanh(u/2)/2 <= u/4
+    with equality as u → 0, the sharp factor is 1; records |Δb| over η A² g(b)Φ(b)/4."""
+    def prop(args):
+        A, b, eta, d = args
+        if A == 0:
+            return sampling.SKIP
+        with mpmath.workdps(30):
+            A_, b_ = mpmath.mpf(A), mpmath.mpf(b)
+            gb = mm.g_mp(b_)
+            db = -mpmath.mpf(eta) * mpmath.tanh(A_ * gb / 2) / 2 * A_ * mpmath.ncdf(b_)
+            ratio = abs(db) / (mpmath.mpf(eta) * A_ ** 2 * gb * mpmath.ncdf(b_) / 4)
+            return bool(ratio <= factor), {"delta_b": float(db), "ratio": float(ratio)}
+    return prop
+
+
+def _fact7_step_margin(factor: float):
+    def margin(data):
+        if "ratio" not in data:
+            return None
+        v = float(data["ratio"])
+        return v / factor - 1, (f"at the shrunk witness |Δb|/(ηA²g(b)Φ(b)/4) = {v:.6g} > {factor}: "
+                                f"{v / factor - 1:.3g} (relative) above the planted bound")
+    return margin
+
+
 @functools.lru_cache(maxsize=8)
 def _trajectories(full: bool):
     out = []
@@ -473,6 +499,11 @@ FACT7 = Claim(
         Planted("p2", "b_{t+1} < b_t even when A_t = 0",
                 sampling.forall("p2", _fact7_strategy(), _fact7_prop(strict_even_at_zero=True),
                                 examples=(300, 3000))),
+        near_miss("p3", "near miss: |b_{t+1} − b_t| <= 0.97·ηA_t²g(b_t)Φ(b_t)/4 (the small-A rate of the "
+                  "decrease, which is sharp, tightened by 3%)",
+                  sampling.forall("p3_step_bound", _fact7_strategy(), _fact7_step_bound(0.97),
+                                  examples=(300, 3000)),
+                  margin=_fact7_step_margin(0.97)),
     ),
 )
 
@@ -1323,6 +1354,35 @@ def _thm3_forall(name: str, which: str):
                            examples=(60, 600), kind="INT")
 
 
+def _thm3_worst_case(kappa: float):
+    """Planted near miss: b_∞ >= −κ(η/γ)|A₀| with κ just below the worst ratio b_∞/(−(η/γ)|A₀|)
+    found by maximising it over (δ, |A₀|) (a 6×6 grid, then Nelder–Mead; d = 3× its smallest
+    admissible value). Refuted when the maximiser's ratio, re-run, exceeds κ."""
+    @check("worst_ratio_search", "INT")
+    def run(ctx):
+        from scipy.optimize import minimize
+
+        def ratio(p):
+            args = (float(np.clip(p[0], 0.05, 7.95)), float(np.clip(p[1], 0.05, 10.0)), 1.0, 3.0)
+            A0, delta, d, eta, gamma = _thm3_point(args)
+            r = mm.envelope(A0, eta, d, gamma)
+            return r["b_final"] / (-(eta / gamma) * abs(A0)) if r["converged"] else math.nan
+
+        grid = [(dl, mag) for dl in np.linspace(0.5, 3.0, 6) for mag in np.linspace(2.0, 7.0, 6)]
+        start = max(grid, key=lambda p: np.nan_to_num(ratio(p), nan=-1.0))
+        res = minimize(lambda p: -np.nan_to_num(ratio(p), nan=-1.0), start, method="Nelder-Mead",
+                       options={"xatol": 1e-3, "fatol": 1e-9, "maxfev": 80})
+        delta, mag = (float(np.clip(v, lo, hi)) for v, lo, hi in zip(res.x, (0.05, 0.05), (7.95, 10.0)))
+        worst = ratio((delta, mag))   # re-verified at the clipped maximiser
+        info = {"delta": delta, "A0": mag, "k": 3.0, "worst_ratio": worst, "kappa": kappa,
+                "evaluations": int(res.nfev) + len(grid)}
+        refuted = worst > kappa and _thm3_hyp((delta, mag, 1.0, 3.0))
+        return outcome(Status.REFUTED if refuted else Status.SUPPORTED,
+                       f"max of b_∞/(−(η/γ)|A₀|) found: {worst:.6g} at δ = {delta:.4g}, |A₀| = {mag:.4g} "
+                       f"(planted κ = {kappa})", **info)
+    return run
+
+
 _thm3_bound_d_derivative = lambda: _sp().diff(  # d/dd of (η/γ)|A₀|·d², up to the factor |A₀|
     ((8 - _sp().Symbol("delta", positive=True)) * _sp().pi / _sp().Symbol("d", positive=True) ** 2)
     / _sp().Symbol("gamma", positive=True) * _sp().Symbol("d", positive=True) ** 2,
@@ -1342,7 +1402,13 @@ THM3 = Claim(
             symbolic.identity("bound_times_d2_independent_of_d", _thm3_bound_d_derivative, 0),
             Check("slack", thm3_slack, "TRAJ")),
     planted=(Planted("p2", "b_∞^MM ≤ −(η/γ)|A₀| (it learns a threshold)",
-                     _thm3_forall("p2", "learns")),),
+                     _thm3_forall("p2", "learns")),
+             near_miss("p3", "near miss: b_∞^MM >= −0.00155(η/γ)|A₀| (the bound tightened just below the "
+                       "measured worst case, about 0.0016)", _thm3_worst_case(0.00155),
+                       margin=lambda d: (d["worst_ratio"] / d["kappa"] - 1,
+                                         f"worst b_∞/(−(η/γ)|A₀|) = {d['worst_ratio']:.6g} at δ = {d['delta']:.4g}, "
+                                         f"|A₀| = {d['A0']:.4g}: {d['worst_ratio'] / d['kappa'] - 1:.3g} (relative) "
+                                         f"above κ = {d['kappa']}") if "worst_ratio" in d else None)),
     notes="(d, δ, A₀) drawn by hypothesis with δ ∈ [0.05, 7.95], |A₀| ∈ [0.05, 10], both signs, "
           "d from the smallest admissible value up to 3x it; runs until |A_t| ≤ 1e-13|A₀|.",
 )

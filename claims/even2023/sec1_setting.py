@@ -196,6 +196,39 @@ def _span_offset(S):
         return float(max(abs(v) for v in Sv - Xm.T * coef) / max(abs(v) for v in Sv))
 
 
+class NearlyScalar(_dln.Schedule):
+    """Coordinate-wise Γ_{k,j} = γ(1 + ε·j/(d − 1)): scalar up to a relative ε (planted near miss)."""
+
+    scalar = False
+    name = "nearly-scalar"
+
+    def __init__(self, value: float, rel: float):
+        self.value, self.rel = value, rel
+
+    def gamma(self, k, g, gnorm2):
+        import flint
+        d = len(g)
+        return [flint.arb(self.value) * (1 + flint.arb(self.rel) * j / (d - 1)) for j in range(d)]
+
+
+@lru_cache(maxsize=None)
+def _nearly_scalar_run(budget: str, rel: float):
+    steps = 300 if budget == "quick" else 1500
+    return _dln.run_hp(_dln.e3_problem(0), NearlyScalar(0.4, rel), dps=40, max_steps=steps, tol_rel=1e-30)
+
+
+def _def5_nearly_scalar(rel: float):
+    """Planted near miss: coordinate steps scalar up to a relative ``rel`` keep S_K in span(x_i) to the
+    1e-28 floor the scalar schedules meet."""
+    def run(ctx):
+        r = _nearly_scalar_run(ctx.budget, rel)
+        off = _span_offset(r.final.S)
+        return outcome(Status.REFUTED if off > 1e-28 else Status.SUPPORTED,
+                       f"Γ_k = 0.4(1 + {rel:g}·j/(d − 1)): relative component of S_K off span(x_i) = {off:.3e} "
+                       f"(floor 1e-28)", span_offset=off, floor=1e-28, steps=r.steps, outcome_=r.outcome)
+    return run
+
+
 def _def5(planted: bool):
     def run(ctx):
         rows = {}
@@ -227,7 +260,14 @@ DEF5 = Claim(
     trust="R",
     expect="supported",
     checks=(Check("scalar_schedules_keep_span", _def5(False), "TRAJ"),),
-    planted=(Planted("p1", "coordinate-wise steps keep Σ s_k in span(x_i)", Check("p1_diagonal", _def5(True), "TRAJ")),),
+    planted=(Planted("p1", "coordinate-wise steps keep Σ s_k in span(x_i)", Check("p1_diagonal", _def5(True), "TRAJ")),
+             near_miss("p2", "near miss: coordinate-wise steps scalar up to a relative 10⁻²⁶ keep Σ s_k in span(x_i) "
+                       "(a few orders above the 1e-28 floor; resolution test)",
+                       Check("p2_nearly_scalar", _def5_nearly_scalar(1e-26), "TRAJ"),
+                       margin=lambda d: (float(np.log10(d["span_offset"] / d["floor"])),
+                                         f"off-span component {d['span_offset']:.2e} vs floor {d['floor']:.0e}: "
+                                         f"{np.log10(d['span_offset'] / d['floor']):.2f} orders above")
+                       if "floor" in d else None)),
 )
 
 

@@ -114,6 +114,28 @@ def _def7_prop(p):
     return (val >= -mpmath.mpf(10) ** -35 and (not resolvable or val > 0), {"D": float(val)})
 
 
+def _def7_quadratic_bound(factor):
+    """Planted near miss: D(β, β') >= factor·(β − β')²/(4√(M² + α⁴)), M = max(|β|, |β'|). With
+    factor 1 it holds (ψ_α'' = 1/(2√(z² + α⁴)) >= 1/(2√(M² + α⁴)) on the segment) and is sharp as
+    β' → β; records D over the bound."""
+    def prop(p):
+        b, bq, a = p
+        with mpmath.workdps(40):
+            val, gap = _bregman_mp(b, bq, a)
+            if gap <= mpmath.mpf(10) ** -12 * (1 + abs(b) + abs(bq)):
+                return sampling.SKIP   # D ~ gap² is below the 40-digit rounding of ψ (as in _def7_prop)
+            M = max(abs(mpmath.mpf(b)), abs(mpmath.mpf(bq)))
+            bound = (mpmath.mpf(b) - mpmath.mpf(bq)) ** 2 / (4 * mpmath.sqrt(M ** 2 + mpmath.mpf(a) ** 4))
+            ratio = val / bound
+            # D is a difference of O(α² + |β| log(1 + |β|/α²)) terms at 40 digits: undecided within rounding
+            scale = (1 + mpmath.mpf(a) ** 2 + abs(mpmath.mpf(b)) + abs(mpmath.mpf(bq))) \
+                * (1 + mpmath.log1p(M / mpmath.mpf(a) ** 2))
+            if abs(val - factor * bound) <= mpmath.mpf(10) ** -34 * scale:
+                return None
+            return bool(ratio >= factor), {"D": float(val), "D_over_quadratic": float(ratio)}
+    return prop
+
+
 DEF7 = Claim(
     id="even2023.def7",
     source=PAPER.at("§3"),
@@ -132,7 +154,15 @@ DEF7 = Claim(
     ),
     planted=(Planted("p1", "D is symmetric: D(β, β') = D(β', β)",
                      symbolic.identity("p1_symmetric", lambda: bregman(b_, b2, a_), lambda: bregman(b2, b_, a_),
-                                       domain={"beta": (-3, 3), "beta2": (-3, 3)})),),
+                                       domain={"beta": (-3, 3), "beta2": (-3, 3)})),
+             near_miss("p2", "near miss: D(β, β') >= 1.03(β − β')²/(4√(M² + α⁴)), M = max(|β|, |β'|) "
+                       "(the sharp quadratic lower bound, 3% too large)",
+                       sampling.forall("p2_quadratic_1_03", st.tuples(st.floats(-50, 50), st.floats(-50, 50),
+                                                                      st.floats(0.01, 5)),
+                                       _def7_quadratic_bound(1.03), examples=(200, 2000)),
+                       margin=lambda d: (1 - d["D_over_quadratic"] / 1.03,
+                                         f"at the shrunk witness D/((β − β')²/(4√(M² + α⁴))) = "
+                                         f"{d['D_over_quadratic']:.5f} < 1.03") if "D_over_quadratic" in d else None)),
 )
 
 
@@ -307,18 +337,33 @@ def _flat(expr):
     return expr.subs(sp.Derivative(_G, _t), _g).subs(_G, _Gs)
 
 
-def _gf_solver_check(ctx):
+@lru_cache(maxsize=None)
+def _gf_solution_e3(dps: int):
+    with mpmath.workdps(dps):
+        return _implicit.gf_solution(_dln.e3_problem(0), dps=dps)
+
+
+def _gf_solver_check(ctx, alpha_rel_shift=0):
+    """β*_α from the §7 solver: on S and stationary for ψ_α. ``alpha_rel_shift`` ε (planted near miss):
+    test stationarity for ψ_{α(1+ε)} instead, which must fail once ε is above the 50-digit floor."""
     p = _dln.e3_problem(0)
     dps = 50
     with mpmath.workdps(dps):
-        sol = _implicit.gf_solution(p, dps=dps)
+        sol = _gf_solution_e3(dps)
         # stationarity: ∇ψ_α(β) = ½ arcsinh(β/α²) lies in span(x_i)
-        grad = [mpmath.asinh(b / mpmath.mpf(float(a)) ** 2) / 2 for b, a in zip(sol.beta, p.alpha)]
+        scale = 1 + mpmath.mpf(alpha_rel_shift)
+        grad = [mpmath.asinh(b / (mpmath.mpf(float(a)) * scale) ** 2) / 2 for b, a in zip(sol.beta, p.alpha)]
         Xm = mpmath.matrix([[mpmath.mpf(float(v)) for v in row] for row in p.X])
         gv = mpmath.matrix(grad)
         coef = mpmath.lu_solve(Xm * Xm.T, Xm * gv)
         off = max(abs(v) for v in gv - Xm.T * coef)
     ok = sol.converged and float(off) < 10.0 ** -(dps - 12) and sol.residual_rel < 10.0 ** -(dps - 12)
+    if alpha_rel_shift:   # planted: refuted iff the solve is sound (on S) and stationarity fails
+        on_s = sol.converged and sol.residual_rel < 10.0 ** -(dps - 12)
+        return outcome(Status.REFUTED if on_s and not ok else (Status.SUPPORTED if ok else Status.INCONCLUSIVE),
+                       f"β*_α tested for stationarity of ψ_(α(1+{alpha_rel_shift:g})): off-span component "
+                       f"{float(off):.2e} (floor {10.0 ** -(dps - 12):.0e})",
+                       stationarity=float(off), floor=10.0 ** -(dps - 12), residual_rel=sol.residual_rel)
     return outcome(Status.SUPPORTED if ok else Status.INCONCLUSIVE,
                    f"β*_α on E3 at {dps} digits: primal residual {sol.residual_rel:.1e}, stationarity "
                    f"(∇ψ_α(β) ⊥-component of span(x_i)) {float(off):.1e}, {sol.iterations} Newton steps",
@@ -349,6 +394,13 @@ EQ4 = Claim(
                 symbolic.identity("p1_factor2", lambda: _flat(_u * _v), lambda: al_ ** 2 * sp.sinh(-_Gs))),
         Planted("p2", "u² + v² is conserved",
                 symbolic.identity("p2_conserved", lambda: _flat(sp.diff(_u ** 2 + _v ** 2, _t)), 0)),
+        near_miss("p3", "near miss: β*_α = argmin_S ψ_{α(1+10⁻³⁷)} (α off by a few times the 50-digit "
+                  "stationarity floor; resolution test)",
+                  Check("p3_alpha_shifted", lambda ctx: _gf_solver_check(ctx, 1e-37), "TRAJ"),
+                  margin=lambda d: (float(np.log10(d["stationarity"] / d["floor"])),
+                                    f"off-span component of ∇ψ at β*_α {d['stationarity']:.2e} vs floor "
+                                    f"{d['floor']:.0e}: {np.log10(d['stationarity'] / d['floor']):.2f} orders above")
+                  if "floor" in d else None),
     ),
 )
 
@@ -387,6 +439,24 @@ def _fact2_extrapolation(ctx):
                    gammas=g, raw=err_raw, richardson=err_rich)
 
 
+def _fact2_alpha_shifted(rel: float):
+    """Planted near miss: GD's γ → 0 limit is argmin_S ψ_{α(1+rel)}. Accepted, like the main check,
+    when the Richardson-extrapolated limit is within 5% of the raw error at the smallest γ."""
+    def run(ctx):
+        sw = _runs.e6_sweep()
+        p = _dln.e3_problem(0)
+        beta = sw["lanes"].beta
+        rich = 2 * beta[-1] - beta[-2]
+        raw = float(np.linalg.norm(beta[-1] - sw["gf"]))
+        shifted = _implicit.solve_f64(p.X, p.y, 2 * np.log((1 + rel) * np.asarray(p.alpha, dtype=float)), 0.0,
+                                      tol_rel=1e-13).beta
+        dist, accept = float(np.linalg.norm(rich - shifted)), 0.05 * raw
+        return outcome(Status.REFUTED if dist > accept else Status.SUPPORTED,
+                       f"Richardson limit vs argmin_S ψ_(α(1+{rel:g})): {dist:.3e} (accepted below {accept:.3e})",
+                       distance=dist, accept=accept, to_truth=float(np.linalg.norm(rich - sw["gf"])))
+    return run
+
+
 def _fact2_limits(variant: str):
     def run(ctx):
         alphas, d1, d2 = _alpha_path()
@@ -419,7 +489,12 @@ FACT2 = Claim(
     checks=(Check("gd_extrapolation", _fact2_extrapolation, "TRAJ"),
             Check("limits", _fact2_limits("truth"), "TRAJ")),
     planted=(Planted("p1", "β*_α = β*_ℓ1 at α of order 1", Check("p1_l1_at_1", _fact2_limits("p1"), "TRAJ")),
-             Planted("p2", "β*_α = X⁺y at small α", Check("p2_l2_small", _fact2_limits("p2"), "TRAJ"))),
+             Planted("p2", "β*_α = X⁺y at small α", Check("p2_l2_small", _fact2_limits("p2"), "TRAJ")),
+             near_miss("p3", "near miss: GD's γ → 0 limit is argmin_S ψ_{α(1+10⁻⁵)} (α off by a few times the "
+                       "extrapolation's resolution)", Check("p3_alpha_shifted", _fact2_alpha_shifted(1e-5), "TRAJ"),
+                       margin=lambda d: (d["distance"] / d["accept"] - 1,
+                                         f"‖Richardson limit − β*_(α(1+1e-5))‖ = {d['distance']:.3e} vs acceptance "
+                                         f"{d['accept']:.3e} (the truth: {d['to_truth']:.2e})") if "accept" in d else None)),
 )
 
 

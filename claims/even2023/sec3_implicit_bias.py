@@ -67,16 +67,19 @@ def _mirror_residual(snap, tilt_sign: int):
     return worst
 
 
-def _fact5_check(tilt_sign: int, name: str):
+def _fact5_check(tilt_sign: int, name: str, tilt_floors: float = 0):
+    """``tilt_floors`` (planted near miss): the tilt φ_k scaled by 1 + tilt_floors·floor, i.e. off by a
+    few times the precision floor of the check (resolution test)."""
     def run(ctx):
         dps, runs = _fact5_runs(ctx.budget)
         floor = 10.0 ** (-(dps - 12))
         rows = {}
         worst = 0.0
         with mpmath.workdps(dps):
+            tilt = tilt_sign * (1 + tilt_floors * mpmath.mpf(10) ** (-(dps - 12)))
             for label, r in runs:
-                end = float(_mirror_residual(r.final, tilt_sign))
-                per_step = r.fact5_residual if tilt_sign == 1 else end
+                end = float(_mirror_residual(r.final, tilt))
+                per_step = r.fact5_residual if tilt_sign == 1 and not tilt_floors else end
                 rows[label] = {"steps": r.steps, "max_abs_s": r.max_abs_s,
                                "steps_with_|s|>1": r.odd_steps_big,
                                "max_residual_over_steps": per_step, "residual_at_end": end}
@@ -85,6 +88,8 @@ def _fact5_check(tilt_sign: int, name: str):
         status = Status.SUPPORTED if ok else Status.REFUTED
         what = "∇h_k(β_k) = −S_k" if tilt_sign == 1 else (
             "h_k = ψ_{α_k} (tilt dropped)" if tilt_sign == 0 else "tilt with the opposite sign")
+        if tilt_floors:
+            what = f"tilt scaled by 1 + {tilt_floors:g}·floor"
         return outcome(status, f"{what}: worst residual {worst:.2e} over {len(runs)} runs at {dps} "
                        f"digits (floor {floor:.0e})", runs=rows, dps=dps, floor=floor)
     return Check(name, run, "TRAJ")
@@ -136,6 +141,11 @@ FACT5 = Claim(
     planted=(
         Planted("p1", "h_k = ψ_{α_k} (the tilt dropped)", _fact5_check(0, "p1_tilt_dropped")),
         Planted("p2", "φ_k with the opposite sign", _fact5_check(-1, "p2_tilt_sign")),
+        near_miss("p3", "near miss: h_k = ψ_{α_k} − (1 + 3·floor)⟨φ_k, ·⟩ (the tilt off by three times the "
+                  "precision floor; resolution test)", _fact5_check(1, "p3_tilt_scaled", tilt_floors=3),
+                  margin=lambda d: (float(np.log10(max(r["residual_at_end"] for r in d["runs"].values()) / d["floor"])),
+                                    f"worst end residual {max(r['residual_at_end'] for r in d['runs'].values()):.2e} "
+                                    f"vs floor {d['floor']:.0e}") if "floor" in d else None),
     ),
 )
 
@@ -199,7 +209,21 @@ def _thm1_main(ctx):
                    problem=_dln.e3_problem(0).describe(), gd_digits=min(gd), sgd_digits=min(sgd))
 
 
-def _thm1_f64_property(case):
+def _thm1_f64_gain_scaled(gain_factor: float):
+    """Planted near miss: Theorem 1 with the gain ln(α²/α_∞²) = Σ_k q(γ_k g_k) scaled by ``gain_factor``
+    (α_∞ read off the run; only its departure from α is rescaled)."""
+    return lambda case: _thm1_f64_property(case, gain_factor)
+
+
+def _thm1_gain_margin(data):
+    if "miss_rel" not in data:
+        return None
+    v = math.log10(float(data["miss_rel"]) / 1e-6)
+    return v, (f"at the shrunk witness the prediction misses the run's limit by {data['miss_rel']:.3g} "
+               f"(relative), {v:.3g} orders above the tolerance 1e-6")
+
+
+def _thm1_f64_property(case, gain_factor: float = 1.0):
     """Theorem 1 on a hypothesis-drawn problem, float64 GD; vacuous if the run does not converge."""
     problem, frac = case
     H = problem.X.T @ problem.X / problem.n
@@ -208,12 +232,16 @@ def _thm1_f64_property(case):
     lanes = _dln.run_lanes(problem, [gamma], max_steps=200_000, tol_rel=1e-22)
     if lanes.status[0] != _dln.CONVERGED:
         return sampling.SKIP, {"outcome": lanes.outcome(0), "gamma": gamma}
-    sol = _implicit.solve_f64(problem.X, problem.y, lanes.ln_alpha2[0], lanes.phi[0])
+    ln_alpha2 = lanes.ln_alpha2[0]
+    if gain_factor != 1.0:   # planted: rescale only the gain, ln α² − ln α_∞²
+        ln_a0 = 2 * np.log(np.asarray(problem.alpha, dtype=float))
+        ln_alpha2 = ln_a0 + gain_factor * (ln_alpha2 - ln_a0)
+    sol = _implicit.solve_f64(problem.X, problem.y, ln_alpha2, lanes.phi[0])
     solver = "float64"
     if not sol.converged:
         # the float64 Newton can stall on badly scaled duals: re-solve at 30 digits (the
         # prediction, not the run, is what would otherwise be wrong)
-        sol = _implicit.solve(problem.X, problem.y, [float(v) for v in lanes.ln_alpha2[0]],
+        sol = _implicit.solve(problem.X, problem.y, [float(v) for v in ln_alpha2],
                               [float(v) for v in lanes.phi[0]], dps=30, tol_rel=1e-16)
         solver = "mpmath-30"
         if not sol.converged:
@@ -288,6 +316,11 @@ THM1 = Claim(
         Planted("p2", "β̃_0 dropped (thm1.drop read as exact)", _thm1_planted("p2", "β̃_0 dropped")),
         Planted("p3", "q replaced by x² in α_∞", _thm1_planted("p3", "q → x²")),
         Planted("p4", "α instead of α_∞ (the gain ignored)", _thm1_planted("p4", "α instead of α_∞")),
+        near_miss("p5", "near miss: α_∞ with the gain Σ_k q(γ_k g_k) 3% too large",
+                  sampling.forall("p5_gain_1_03",
+                                  st.tuples(_strategies.problems(max_n=4, max_extra_d=5), st.floats(0.05, 1.0)),
+                                  _thm1_f64_gain_scaled(1.03), examples=(25, 200), kind="TRAJ"),
+                  margin=_thm1_gain_margin),
     ),
     figures=(Figure("thm1_agreement", lambda ctx, path: _draw_thm1_agreement(ctx, path)),),
 )
@@ -432,6 +465,34 @@ def _diag_run(budget: str):
     return r, miss, sol
 
 
+@lru_cache(maxsize=None)
+def _nearly_scalar_thm1(budget: str, rel: float):
+    """Theorem 1's miss on a constant-γ run whose steps are scalar up to a relative ``rel``."""
+    from .sec1_setting import NearlyScalar
+    p = _dln.e3_problem(0)
+    dps = 40 if budget == "quick" else 60
+    r = _dln.run_hp(p, NearlyScalar(0.4, rel), dps=dps, tol_rel=10.0 ** -(dps - 10))
+    with mpmath.workdps(dps):
+        sol = _implicit.solve(p.X, p.y, r.final.ln_alpha2, r.final.phi, dps=dps)
+        bn = mpmath.sqrt(mpmath.fsum(b * b for b in sol.beta))
+        miss = float(_implicit.distance(sol.beta, r.final.beta) / bn)
+    return r, miss
+
+
+def _nearly_scalar_formula_holds(rel: float):
+    """Planted near miss: Theorem 1's formula holds for steps scalar up to a relative ``rel``; refuted
+    by the main check's criterion (the miss exceeds 10⁶ × the run's residual)."""
+    def run(ctx):
+        r, miss = _nearly_scalar_thm1(ctx.budget, rel)
+        resid = float(r.final.rnorm / r.ynorm)
+        found = r.outcome == "converged" and miss > 1e6 * resid
+        return outcome(Status.REFUTED if found else Status.SUPPORTED,
+                       f"Γ_k = 0.4(1 + {rel:g}·j/(d − 1)): def11 formula misses the limit by {miss:.3e} "
+                       f"(residual {resid:.1e}; separated above {1e6 * resid:.1e})",
+                       formula_miss_rel=miss, separation=1e6 * resid, steps=r.steps, outcome_=r.outcome)
+    return run
+
+
 def _scalar_witness(expect_formula_holds: bool):
     def run(ctx):
         r, miss, sol = _diag_run(ctx.budget)
@@ -460,7 +521,14 @@ THM1_SCALAR = Claim(
     expect="supported",
     checks=(Check("diagonal_adagrad_witness", _scalar_witness(False), "TRAJ"),),
     planted=(Planted("p1", "the conclusion holds for coordinate-wise steps",
-                     Check("p1_coordinatewise", _scalar_witness(True), "TRAJ")),),
+                     Check("p1_coordinatewise", _scalar_witness(True), "TRAJ")),
+             near_miss("p2", "near miss: the conclusion holds for coordinate-wise steps scalar up to a relative "
+                       "10⁻²³ (about 3× the check's separation at 40 digits)",
+                       Check("p2_nearly_scalar", _nearly_scalar_formula_holds(1e-23), "TRAJ"),
+                       margin=lambda d: (float(np.log10(d["formula_miss_rel"] / d["separation"])),
+                                         f"formula miss {d['formula_miss_rel']:.2e} vs separation threshold "
+                                         f"{d['separation']:.1e}: {np.log10(d['formula_miss_rel'] / d['separation']):.2f} "
+                                         f"orders above") if "separation" in d else None)),
 )
 
 
