@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from .claim import BUDGETS, Status, catalogue, run_claim, run_planted, select
+from .claim import BUDGETS, Status, catalogue, select
 from .render import render_evidence
 
 
@@ -54,31 +54,33 @@ def cmd_list(args) -> int:
 
 
 def cmd_check(args) -> int:
+    from .parallel import make_runner, run_claims
+
     claims = _selected(args.ids)
     say = _progress(not args.quiet)
     rows, ok = [], True
-    for i, claim in enumerate(claims, 1):
-        if say:
-            say(f"[{i}/{len(claims)}] {claim.id}")
-        result = run_claim(claim, seed=args.seed, budget=args.budget)
-        ok &= result.meets_expectation
-        row = result.to_json()
-        if args.planted and claim.expect != "unchecked":
-            row["planted"] = []
-            for p in claim.planted:
-                ev = run_planted(claim, p, seed=args.seed, budget=args.budget)
-                ok &= ev.status == Status.REFUTED
-                row["planted"].append({"tag": p.tag, "description": p.description,
-                                       **ev.to_json()})
-        rows.append(row)
-        if not args.json:
-            mark = "ok " if result.meets_expectation else "BAD"
-            print(f"{mark} {claim.id:32s} {str(result.verdict):12s} (expect {claim.expect})")
-            if args.verbose or not result.meets_expectation:
-                print(render_evidence(result.evidence))
-            for p in row.get("planted", []):
-                pm = "ok " if p["verdict"] == "refuted" else "BAD"
-                print(f"    {pm} #{p['tag']:6s} {p['verdict']:12s} {p['description']}")
+    with make_runner(args.workers, args.scheduler) as runner:
+        outcomes = run_claims(claims, runner, seed=args.seed, budget=args.budget,
+                              planted=args.planted, progress=say)
+        for claim, done in zip(claims, outcomes):
+            result = done.result(claim)
+            ok &= result.meets_expectation
+            row = result.to_json()
+            if args.planted and claim.expect != "unchecked":
+                row["planted"] = []
+                for p, (tag, ev) in zip(claim.planted, done.planted):
+                    ok &= ev.status == Status.REFUTED
+                    row["planted"].append({"tag": p.tag, "description": p.description,
+                                           **ev.to_json()})
+            rows.append(row)
+            if not args.json:
+                mark = "ok " if result.meets_expectation else "BAD"
+                print(f"{mark} {claim.id:32s} {str(result.verdict):12s} (expect {claim.expect})")
+                if args.verbose or not result.meets_expectation:
+                    print(render_evidence(result.evidence))
+                for p in row.get("planted", []):
+                    pm = "ok " if p["verdict"] == "refuted" else "BAD"
+                    print(f"    {pm} #{p['tag']:6s} {p['verdict']:12s} {p['description']}")
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         print()
@@ -86,11 +88,14 @@ def cmd_check(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .parallel import make_runner
     from .report import write_reports
 
     claims = _selected(args.ids)
     say = _progress(not args.quiet)
-    summary = write_reports(claims, args.out, seed=args.seed, budget=args.budget, progress=say)
+    with make_runner(args.workers, args.scheduler) as runner:
+        summary = write_reports(claims, args.out, seed=args.seed, budget=args.budget, progress=say,
+                                runner=runner)
     counts = ", ".join(f"{v} {k}" for k, v in sorted(summary["counts"].items()))
     print(f"wrote {args.out}/README.md and {len({c.paper for c in claims})} paper report(s): {counts}")
     if summary["unmet"]:
@@ -147,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
         q.add_argument("--budget", choices=BUDGETS, default=None)
         q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+        q.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="local worker processes (default: this machine's cores); the output "
+                            "does not depend on it")
+        q.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run on a dask.distributed cluster (e.g. tcp://host:8786) instead")
 
     q = sub.add_parser("check", help="check claims and print verdicts")
     common(q)
