@@ -74,26 +74,29 @@ def test_runner_choice():
 
 
 # ------------------------------------------------------------------ dask.distributed
-
-distributed = pytest.importorskip("distributed")
+# A LocalCluster spawns fresh interpreters that import the claim modules (and one more after the
+# kill): tens of seconds on 2 cores, so these run with the full budget (`--verify-budget full`).
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(request):
+    if request.config.getoption("--verify-budget") != "full":
+        pytest.skip("Dask LocalCluster tests run with --verify-budget full (they start interpreters)")
+    pytest.importorskip("distributed")
     from distributed import LocalCluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=40) as c:
         yield c
 
 
-def test_dask_local_cluster_writes_the_serial_report(serial_report, cluster, tmp_path):
+def test_dask_local_cluster_writes_the_serial_report(cluster, serial_report, tmp_path):
     with make_runner(scheduler=cluster.scheduler_address) as runner:
         assert runner.workers == 2
         write_reports(_claims(), tmp_path, budget="quick", runner=runner)
     assert _files(tmp_path) == serial_report
 
 
-def test_a_worker_killed_mid_run_changes_nothing(serial_report, cluster, tmp_path):
+def test_a_worker_killed_mid_run_changes_nothing(cluster, serial_report, tmp_path):
     """Dask reschedules the lost worker's tasks; they carry their seeds, so the bytes are the same."""
     from distributed import Client
 

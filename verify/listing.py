@@ -37,6 +37,7 @@ class ClaimSummary:
     uses: tuple[str, ...]
     expect: str
     assumes: tuple[str, ...] = ()
+    module: str = ""  # the module that declares it (a worker imports just that one)
 
     @property
     def paper(self) -> str:
@@ -140,7 +141,7 @@ def _declarations(text: str) -> list[ast.Assign]:
     return found
 
 
-def _summary(node: ast.Assign, paper_names: dict[str, str]) -> ClaimSummary:
+def _summary(node: ast.Assign, paper_names: dict[str, str], module: str) -> ClaimSummary:
     call = node.value
     fields = dict(zip(_FIELDS, call.args))
     fields.update({k.arg: k.value for k in call.keywords if k.arg})
@@ -165,7 +166,7 @@ def _summary(node: ast.Assign, paper_names: dict[str, str]) -> ClaimSummary:
     if not all(isinstance(values[k], str) for k in ("id", "title", "expect")):
         raise _NotLiteral("id, title or expect is not a string")
     return ClaimSummary(values["id"], Source(paper_names[src.func.value.id], place), values["title"],
-                        tuple(values["uses"]), values["expect"], tuple(values["assumes"] or ()))
+                        tuple(values["uses"]), values["expect"], tuple(values["assumes"] or ()), module)
 
 
 def summaries(package: str = "claims") -> list:
@@ -208,7 +209,7 @@ def summaries(package: str = "claims") -> list:
             paper_names = {bound: papers[src][nm] for src, nm, bound in imports
                            if nm in papers.get(src, {})}
             paper_names.update(papers.get(name, {}))
-            found = [_summary(node, paper_names) for node in nodes]
+            found = [_summary(node, paper_names, name) for node in nodes]
         except _NotLiteral:
             found = claims_in_module(importlib.import_module(name))
         for claim in found:

@@ -13,6 +13,7 @@ unless the claim runs alone in the parent process while a pool is available).
 """
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import pickle
@@ -24,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .claim import (Claim, Context, Evidence, Result, Status, catalogue, derive_seed, run_claim,
-                    run_planted)
+from .claim import (Claim, Context, Evidence, Result, Status, catalogue, claims_in_module, derive_seed,
+                    run_claim, run_planted)
 
 
 # --------------------------------------------------------------------------- runners
@@ -151,6 +152,13 @@ _CLAIMS: dict[str, Claim] = {}
 
 
 def _claim(claim_id: str) -> Claim:
+    """The claim with this id in this process: a fresh worker imports only the module declaring it
+    (found by :mod:`verify.listing`), falling back to the whole catalogue."""
+    if claim_id not in _CLAIMS:
+        from .listing import summaries
+        module = next((getattr(c, "module", "") for c in summaries() if c.id == claim_id), "")
+        if module:
+            _CLAIMS.update({c.id: c for c in claims_in_module(importlib.import_module(module))})
     if claim_id not in _CLAIMS:
         _CLAIMS.update({c.id: c for c in catalogue()})
     try:
