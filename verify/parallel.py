@@ -59,6 +59,9 @@ class ProcessRunner(Runner):
         self.label = f"{workers} local processes"
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+        # start every worker now, before this process runs a kernel: forking after numba's
+        # threading layer has started threads is unsafe
+        list(self._pool.map(_started, range(workers)))
 
     def map(self, fn, items):
         return self._pool.map(fn, list(items))  # submits everything now, yields in order
@@ -91,6 +94,11 @@ class DaskRunner(Runner):
     def close(self) -> None:
         if self._own:
             self._client.close()
+
+
+def _started(_: int) -> int:
+    time.sleep(0.01)  # long enough that each warm-up task gets its own worker
+    return os.getpid()
 
 
 def make_runner(workers: int | None = None, scheduler: Any = None) -> Runner:
