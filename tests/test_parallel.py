@@ -168,3 +168,13 @@ def test_pytest_xdist_gives_the_serial_verdicts(tmp_path):
     assert serial == parallel and len(serial) == 10
     assert "FAILED claims/toy/sec1.py::toy.lem3" in serial
     assert "FAILED claims/toy/sec1.py::toy.lem2#p1" in serial
+
+
+def test_evidence_that_cannot_be_pickled_travels_as_json():
+    from verify.claim import Evidence, Status
+    from verify.parallel import _portable, picklable
+
+    ev = Evidence("c", Status.SUPPORTED, "s", {"f": lambda: 1, "x": 1.5})
+    assert not picklable(ev)
+    moved = _portable(ev)
+    assert picklable(moved) and moved.data["x"] == 1.5 and moved.to_json() == ev.to_json()

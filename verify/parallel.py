@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .claim import (Claim, Context, Evidence, Result, Status, catalogue, claims_in_module, derive_seed,
-                    run_claim, run_planted)
+from .claim import (Claim, Context, Evidence, Result, Status, _jsonable, catalogue, claims_in_module,
+                    derive_seed, run_claim, run_planted)
 
 
 # --------------------------------------------------------------------------- runners
@@ -184,6 +184,7 @@ def run_claim_task(task: ClaimTask, claim: Claim | None = None,
                    mapper: Callable | None = None) -> ClaimOutcome:
     """The pure unit of work: the same task gives the same outcome on any worker."""
     started = time.perf_counter()
+    remote = claim is None  # a worker: the outcome travels back by pickle
     claim = claim or _claim(task.claim_id)
     result = run_claim(claim, seed=task.seed, budget=task.budget, mapper=mapper)
     planted = ()
@@ -203,9 +204,19 @@ def run_claim_task(task: ClaimTask, claim: Claim | None = None,
                 except Exception as exc:  # a broken figure is reported, not hidden
                     caption, name, png = f"figure failed: {type(exc).__name__}: {exc}", "", None
                 figures.append((name, caption, png))
-    return ClaimOutcome(claim.id, result.verdict, result.evidence, result.seconds, planted,
+    done = ClaimOutcome(claim.id, result.verdict, result.evidence, result.seconds, planted,
                         tuple(figures), time.perf_counter() - started,
                         f"{socket.gethostname()}:{os.getpid()}")
+    if remote and not picklable(done):
+        # evidence holding an object that cannot travel: send its JSON form (what reports show)
+        done = ClaimOutcome(done.claim_id, done.verdict, tuple(map(_portable, done.evidence)),
+                            done.check_seconds, tuple((t, _portable(e)) for t, e in done.planted),
+                            done.figures, done.seconds, done.worker)
+    return done
+
+
+def _portable(ev: Evidence) -> Evidence:
+    return Evidence(ev.check, ev.status, ev.summary, _jsonable(ev.data))
 
 
 def run_claims(claims: Sequence[Claim], runner: Runner, *, seed: int, budget: str,
