@@ -268,6 +268,9 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
     g = np.empty(d)
     perm = np.arange(n)
     beta = np.empty(d)
+    SS = np.empty(d)   # s_k = γ g_k and its q_± series, per coordinate
+    QP = np.empty(d)
+    QM = np.empty(d)
     full = b >= n
     for lane in range(L):
         np.random.seed(seeds[lane])
@@ -346,14 +349,34 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
             CURV[lane, 0] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 0] * lb
             CURV[lane, 1] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 1] * lb
             hit = False
+            # the series branch of q_± (_qpm) for every coordinate in one branch-free loop, which
+            # the compiler vectorises across coordinates (same operations per coordinate, so
+            # bitwise _qpm; its 14 divisions were ~70% of an SGD step); logs where |s| >= 0.05
             for j in range(d):
-                s = gamma * g[j]
+                sv = gamma * g[j]
+                SS[j] = sv
+                s2v = sv * sv
+                ev = 0.0
+                od = 0.0
+                pw = s2v
+                for t in range(1, 8):
+                    ev += pw / (2 * t)
+                    od += pw * sv / (2 * t + 1)
+                    pw *= s2v
+                QP[j] = 2.0 * (ev + od)
+                QM[j] = 2.0 * (ev - od)
+            for j in range(d):
+                s = SS[j]
                 if s == 1.0 or s == -1.0:
                     hit = True
                 a = abs(s)
                 if a > maxs:
                     maxs = a
-                qp, qm = _qpm(s)
+                if a < 0.05:
+                    qp = QP[j]
+                    qm = QM[j]
+                else:
+                    qp, qm = _qpm(s)
                 lp[j] -= 0.5 * qp
                 lm[j] -= 0.5 * qm
                 gain[j] += 0.5 * (qp + qm)
