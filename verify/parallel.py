@@ -224,7 +224,7 @@ def run_claims(claims: Sequence[Claim], runner: Runner, *, seed: int, budget: st
                progress: Callable[[str], None] | None = None) -> Iterator[ClaimOutcome]:
     """Outcomes of ``claims``, yielded in order as they are ready. A lone claim runs here with the
     runner as its ``ctx.map`` (its sweeps spread over the workers); several claims are spread over
-    the workers, one task each."""
+    the workers, one task per claim module."""
     tasks = [ClaimTask(c.id, seed, budget, planted, figures) for c in claims]
     if runner.workers == 1 or len(claims) == 1:
         mapper = runner.map if runner.workers > 1 else None
@@ -233,10 +233,39 @@ def run_claims(claims: Sequence[Claim], runner: Runner, *, seed: int, budget: st
                 progress(f"[{i}/{len(claims)}] {claim.id}")
             yield run_claim_task(task, claim, mapper)
         return
+    # one task per claim module (largest first): claims of a module share cached runs, which a
+    # per-claim split would compute once per worker; the outcomes are the same either way
+    groups = _module_groups(tasks, runner.workers)
     if progress:
-        progress(f"{len(tasks)} claims on {runner.label}")
-    for i, outcome in enumerate(runner.map(run_claim_task, tasks), 1):
-        if progress:
-            progress(f"[{i}/{len(tasks)}] {outcome.claim_id} done ({outcome.seconds:.1f} s on "
-                     f"{outcome.worker})")
-        yield outcome
+        progress(f"{len(tasks)} claims in {len(groups)} module tasks on {runner.label}")
+    ready: dict[str, ClaimOutcome] = {}
+    pending = runner.map(run_claim_tasks, groups)
+    for i, task in enumerate(tasks, 1):
+        while task.claim_id not in ready:
+            for outcome in next(pending):
+                ready[outcome.claim_id] = outcome
+                if progress:
+                    progress(f"{outcome.claim_id} done ({outcome.seconds:.1f} s on {outcome.worker})")
+        yield ready.pop(task.claim_id)
+
+
+def run_claim_tasks(tasks: Sequence[ClaimTask]) -> list[ClaimOutcome]:
+    """Several claims in one worker, in order (they share the worker's cached runs)."""
+    return [run_claim_task(t) for t in tasks]
+
+
+def _module_groups(tasks: list[ClaimTask], workers: int) -> list[tuple[ClaimTask, ...]]:
+    """Tasks grouped by declaring module, largest group first; groups are halved while there are
+    fewer groups than workers (``check ahn2023.thm2`` selects claims of one module)."""
+    from .listing import summaries
+
+    module = {c.id: getattr(c, "module", "") or c.id for c in summaries()}
+    by_module: dict[str, list[ClaimTask]] = {}
+    for t in tasks:
+        by_module.setdefault(module.get(t.claim_id, t.claim_id), []).append(t)
+    groups = sorted((tuple(g) for g in by_module.values()), key=len, reverse=True)
+    while len(groups) < workers and len(groups[0]) > 1:
+        big = groups.pop(0)
+        half = (len(big) + 1) // 2
+        groups = sorted(groups + [big[:half], big[half:]], key=len, reverse=True)
+    return groups
