@@ -14,7 +14,7 @@ from typing import Callable
 BENCHMARKS: dict[str, "Benchmark"] = {}
 
 # modules that register entries; imported lazily by ``run_all`` so that ``import verify`` stays light
-BENCH_MODULES = ["verify.dynamics", "verify.certify", "verify.audit"]
+BENCH_MODULES = ["verify.dynamics", "verify.certify", "verify.audit", "verify.scaling"]
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,13 @@ class Benchmark:
     unit: str
     higher_is_better: bool
     description: str
+    opt_in: bool = False  # long entries run only when asked for by their full name
 
 
 def benchmark(name: str, *, target: float | None = None, unit: str = "",
-              higher_is_better: bool = True, description: str = ""):
+              higher_is_better: bool = True, description: str = "", opt_in: bool = False):
     def wrap(fn: Callable[[], dict]) -> Callable[[], dict]:
-        BENCHMARKS[name] = Benchmark(name, fn, target, unit, higher_is_better, description)
+        BENCHMARKS[name] = Benchmark(name, fn, target, unit, higher_is_better, description, opt_in)
         return fn
     return wrap
 
@@ -52,6 +53,8 @@ def run_all(names: list[str] | None = None, progress: Callable[[str], None] | No
     rows = []
     for name, b in BENCHMARKS.items():
         if names and not any(name.startswith(n) for n in names):
+            continue
+        if b.opt_in and name not in (names or ()):
             continue
         if progress:
             progress(f"bench: {name}")

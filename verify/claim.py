@@ -117,11 +117,30 @@ class Context:
     budget: str = "quick"
     progress: Callable[[str], None] | None = None
     run_seed: int | None = None
+    # how ``map`` runs its tasks (verify.parallel: a local pool or a Dask cluster); None: serially
+    mapper: Callable[[Callable, list], list] | None = None
 
     def shared_seed(self, label: str) -> int:
         """A seed shared by every check (and planted error) that asks for the same ``label`` in
         this run, so that they can reuse one expensive experiment (cache keyed on it)."""
         return derive_seed(self.seed if self.run_seed is None else self.run_seed, "shared", label)
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list:
+        """``[fn(item) for item in items]``, possibly on other processes or machines.
+
+        For a check's heavy sweep split into independent tasks: ``fn`` must be a module-level
+        function and each item carry everything its result depends on (its seed included), so the
+        results never depend on where they ran. Runs serially when no pool is available, or when
+        ``fn``/``items`` cannot be pickled."""
+        items = list(items)
+        if self.mapper is not None and len(items) > 1:
+            import pickle
+            try:
+                pickle.dumps((fn, items))
+            except Exception:
+                return [fn(item) for item in items]
+            return list(self.mapper(fn, items))
+        return [fn(item) for item in items]
 
     def rng(self) -> np.random.Generator:
         return np.random.default_rng(self.seed)
@@ -406,7 +425,7 @@ def meets(expect: str, verdict: Status) -> bool:
 
 
 def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
-              progress: Callable[[str], None] | None = None) -> Result:
+              progress: Callable[[str], None] | None = None, mapper: Callable | None = None) -> Result:
     """Run every check of a claim with per-check derived seeds; verdict by :func:`combine`."""
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}")
@@ -417,7 +436,7 @@ def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
         return Result(claim, Status.INCONCLUSIVE, (ev,), 0.0)
     evidence = []
     for check in claim.checks:
-        ctx = Context(derive_seed(seed, claim.id, check.name), budget, progress, seed)
+        ctx = Context(derive_seed(seed, claim.id, check.name), budget, progress, seed, mapper)
         if progress:
             progress(f"{claim.id}: {check.name}")
         evidence.append(check(ctx))
@@ -425,8 +444,9 @@ def run_claim(claim: Claim, seed: int = 0, budget: str = "quick",
     return Result(claim, verdict, tuple(evidence), time.perf_counter() - started, parts)
 
 
-def run_planted(claim: Claim, planted: Planted, seed: int = 0, budget: str = "quick") -> Evidence:
-    ctx = Context(derive_seed(seed, claim.id, "#" + planted.tag), budget, None, seed)
+def run_planted(claim: Claim, planted: Planted, seed: int = 0, budget: str = "quick",
+                mapper: Callable | None = None) -> Evidence:
+    ctx = Context(derive_seed(seed, claim.id, "#" + planted.tag), budget, None, seed, mapper)
     return planted.check(ctx)
 
 

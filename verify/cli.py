@@ -13,12 +13,13 @@ The JSON shapes are a contract other tools script against (see ``shared/design.m
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
 import time
 
-from .claim import BUDGETS, Status, run_claim, run_planted, select
+from .claim import BUDGETS, Status, select
 from .render import render_evidence
 
 
@@ -33,19 +34,21 @@ def _progress(enabled: bool):
     return say
 
 
-def _selected(ids: list[str], strict: bool = False):
+def _selected(ids: list[str], strict: bool = False, claims=None):
     """Claims matching ``ids``. Catalogue problems (a ``claims/<key>/`` without ``__init__.py``, a
     plugin that does not import, ``uses`` naming no claim) are printed; with ``strict`` (check,
-    report) they stop the run before anything is executed."""
-    from .discovery import discover
+    report) they stop the run before anything is executed. ``claims`` (e.g. the syntax-tree listing
+    of ``list``) skips discovery; its caller reports the problems it can see."""
+    if claims is None:
+        from .discovery import discover
 
-    found = discover()
-    for problem in found.problems:
-        print(f"{'error' if strict else 'warning'}: {problem}", file=sys.stderr)
-    if strict and found.problems:
-        raise SystemExit(f"error: the catalogue has {len(found.problems)} problem(s) (above); "
-                         "nothing was run")
-    claims = found.claims
+        found = discover()
+        for problem in found.problems:
+            print(f"{'error' if strict else 'warning'}: {problem}", file=sys.stderr)
+        if strict and found.problems:
+            raise SystemExit(f"error: the catalogue has {len(found.problems)} problem(s) (above); "
+                             "nothing was run")
+        claims = found.claims
     chosen = select(claims, ids)
     if ids and not chosen:
         known = sorted({c.id.split(".")[0] for c in claims})
@@ -55,7 +58,23 @@ def _selected(ids: list[str], strict: bool = False):
 
 
 def cmd_list(args) -> int:
-    claims = _selected(args.ids)
+    from .listing import summaries
+
+    from . import discovery
+
+    if discovery.entry_points():  # installed papers: import them (and check the whole catalogue)
+        claims = _selected(args.ids)
+    else:
+        # local papers read from their syntax trees: no claim module runs, so `list` stays fast;
+        # the problems visible without importing (a paper folder without __init__.py) are printed
+        local, problems = summaries(), []
+        try:
+            problems = discovery._missing_init(importlib.import_module(discovery.LOCAL_PACKAGE))
+        except ModuleNotFoundError:
+            pass
+        for problem in problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        claims = _selected(args.ids, claims=local)
     if args.json:
         json.dump([{"id": c.id, "source": str(c.source), "title": c.title, "uses": list(c.uses),
                     "expect": c.expect} for c in claims], sys.stdout, indent=1)
@@ -82,14 +101,22 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def cmd_check(args) -> int:
+    from .parallel import make_runner, run_claims
+
     claims = _selected(args.ids, strict=True)
     say = _progress(not args.quiet)
     seeds = args.seeds or [args.seed]
     rows, ok = [], True
-    for i, claim in enumerate(claims, 1):
-        if say:
-            say(f"[{i}/{len(claims)}] {claim.id}")
-        results = {s: run_claim(claim, seed=s, budget=args.budget) for s in seeds}
+    # one pass over the catalogue per seed (parallel inside a pass); rows are assembled per claim
+    by_seed = {}
+    with make_runner(args.workers, args.scheduler) as runner:
+        for s in seeds:
+            if say and len(seeds) > 1:
+                say(f"seed {s}")
+            by_seed[s] = list(run_claims(claims, runner, seed=s, budget=args.budget,
+                                         planted=args.planted, progress=say))
+    for i, claim in enumerate(claims):
+        results = {s: by_seed[s][i].result(claim) for s in seeds}
         met = [s for s, r in results.items() if r.meets_expectation]
         ok &= len(met) == len(seeds)
         shown = next((r for r in results.values() if not r.meets_expectation), results[seeds[0]])
@@ -99,8 +126,8 @@ def cmd_check(args) -> int:
                        seeds_met=len(met), seeds_total=len(seeds))
         if args.planted and claim.expect != "unchecked":
             row["planted"] = []
-            for p in claim.planted:
-                evs = {s: run_planted(claim, p, seed=s, budget=args.budget) for s in seeds}
+            for j, p in enumerate(claim.planted):
+                evs = {s: by_seed[s][i].planted[j][1] for s in seeds}
                 refuted = [s for s, ev in evs.items() if ev.status == Status.REFUTED]
                 ok &= len(refuted) == len(seeds)
                 ev = next((e for e in evs.values() if e.status != Status.REFUTED), evs[seeds[0]])
@@ -130,11 +157,14 @@ def cmd_check(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .parallel import make_runner
     from .report import write_reports
 
     claims = _selected(args.ids, strict=True)
     say = _progress(not args.quiet)
-    summary = write_reports(claims, args.out, seed=args.seed, budget=args.budget, progress=say)
+    with make_runner(args.workers, args.scheduler) as runner:
+        summary = write_reports(claims, args.out, seed=args.seed, budget=args.budget, progress=say,
+                                runner=runner)
     counts = ", ".join(f"{v} {k}" for k, v in sorted(summary["counts"].items()))
     print(f"wrote {args.out}/README.md and {len({c.paper for c in claims})} paper report(s): {counts}")
     if summary["unmet"]:
@@ -206,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
         q.add_argument("--budget", choices=BUDGETS, default=None)
         q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+        q.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="local worker processes (default: this machine's cores); the output "
+                            "does not depend on it")
+        q.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run on a dask.distributed cluster (e.g. tcp://host:8786) instead")
 
     q = sub.add_parser("check", help="check claims and print verdicts")
     common(q)

@@ -58,9 +58,16 @@ VERSIONED = ("hypothesis", "numpy", "scipy", "sympy", "mpmath", "python-flint", 
 
 
 def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
-                  budget: str = "full", progress: Callable[[str], None] | None = None) -> dict:
+                  budget: str = "full", progress: Callable[[str], None] | None = None,
+                  runner=None) -> dict:
     """Run every claim (and its planted errors), write the markdown, figures and data; return a
-    summary."""
+    summary.
+
+    ``runner`` (:mod:`verify.parallel`; default serial) says where the claims run; the files written
+    do not depend on it, except ``RUNTIME.md``."""
+    from .parallel import Runner, run_claims
+
+    started = time.perf_counter()
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "data").mkdir(parents=True, exist_ok=True)
@@ -68,26 +75,18 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     results: dict[str, Result] = {}
     planted: dict[str, list] = {}
     figures: dict[str, list[tuple[str, str]]] = {}
-    timings: list[tuple[str, float]] = []
-    total = len(ordered)
-    for i, claim in enumerate(ordered, 1):
-        if progress:
-            progress(f"[{i}/{total}] {claim.id}")
-        started = time.perf_counter()
-        results[claim.id] = run_claim(claim, seed=seed, budget=budget)
-        planted[claim.id] = [(p, run_planted(claim, p, seed=seed, budget=budget))
-                             for p in claim.planted] if claim.expect != "unchecked" else []
+    timings: list[tuple[str, float, str]] = []
+    outcomes = run_claims(ordered, runner or Runner(), seed=seed, budget=budget, planted=True,
+                          figures=True, progress=progress)
+    for claim, done in zip(ordered, outcomes):
+        results[claim.id] = done.result(claim)
+        planted[claim.id] = list(zip(claim.planted, (ev for _, ev in done.planted)))
         figures[claim.id] = []
-        for fig in claim.figures:
-            name = f"{claim.id.replace('.', '_')}__{fig.name}.png"
-            ctx = Context(derive_seed(seed, claim.id, "figure:" + fig.name), budget, progress, seed)
-            try:
-                caption = fig.draw(ctx, str(out / "figures" / name))
-            except Exception as exc:  # a broken figure is reported, not hidden
-                caption = f"figure failed: {type(exc).__name__}: {exc}"
-                name = ""
+        for name, caption, png in done.figures:
+            if png is not None:
+                (out / "figures" / name).write_bytes(png)
             figures[claim.id].append((name, caption))
-        timings.append((claim.id, time.perf_counter() - started))
+        timings.append((claim.id, done.seconds, done.worker))
 
     sections = sourcelinks.sections(ordered)
     links = _links(ordered, sections, out)
@@ -108,7 +107,8 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
                                                        seed=seed, budget=budget), encoding="utf-8")
     (out / "README.md").write_text(_index_markdown(ordered, results, planted, sections, seed,
                                                    budget, out), encoding="utf-8")
-    (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget), encoding="utf-8")
+    (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget,
+                                                      time.perf_counter() - started), encoding="utf-8")
     counts = Counter(str(r.verdict) for r in results.values() if r.claim.expect != "unchecked")
     unmet = [r.claim.id for r in results.values() if not r.meets_expectation]
     planted_missed = [f"{cid}#{p.tag}" for cid, rows in planted.items() for p, e in rows
@@ -258,11 +258,19 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
     return "\n".join(lines)
 
 
-def _runtime_markdown(timings, seed, budget) -> str:
-    total = sum(t for _, t in timings)
-    lines = ["# Run times", "", f"Seed {seed}, budget `{budget}`; total {total:.1f} s wall clock "
-             "(claims, planted errors and figures). This file is not deterministic.", "",
-             "| claim | seconds |", "|---|---|"]
-    for cid, t in sorted(timings, key=lambda kv: -kv[1]):
+def _runtime_markdown(timings, seed, budget, wall: float) -> str:
+    total = sum(t for _, t, _ in timings)
+    lines = ["# Run times", "", f"Seed {seed}, budget `{budget}`; {wall:.1f} s wall clock, {total:.1f} s "
+             "of claim time (claims, planted errors and figures, summed over workers). This file is "
+             "not deterministic.", ""]
+    per_worker: dict[str, list[float]] = {}
+    for _, t, worker in timings:
+        per_worker.setdefault(worker, []).append(t)
+    if len(per_worker) > 1:  # where the time went when the claims ran on several workers
+        lines += ["| worker | claims | seconds |", "|---|---|---|"]
+        lines += [f"| `{w}` | {len(ts)} | {sum(ts):.1f} |" for w, ts in sorted(per_worker.items())]
+        lines.append("")
+    lines += ["| claim | seconds |", "|---|---|"]
+    for cid, t, _ in sorted(timings, key=lambda kv: -kv[1]):
         lines.append(f"| `{cid}` | {t:.2f} |")
     return "\n".join(lines) + "\n"

@@ -140,8 +140,44 @@ def lanes(key: str, ks: tuple, m: float, qs: tuple | None = None, qs_beta: float
         kw["qs_window"] = (K * eta**e, hi)
         kw["qs_shift"] = shift * eta**e
         kw["beta"] = qs_beta
+    plain = (qs is None and qs_beta is None and rtol == 1e-13 and xtol == 0.0 and s_c == 0.5
+             and s_eps == 0.0 and not contraction)
+    if plain and (key, ks, m) in _PREFETCHED:
+        return _PREFETCHED.pop((key, ks, m))
+    if plain:
+        _COMPUTED.add((key, ks, m))
     return dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=rtol, xtol=xtol, s_c=s_c,
                         s_eps=s_eps, contraction=contraction, **kw)
+
+
+_PREFETCHED: dict = {}   # sweeps computed by prefetch_lanes (possibly elsewhere), not yet asked for
+_COMPUTED: set = set()   # plain sweeps computed in this process (lanes' lru_cache holds them)
+
+
+def _lanes_task(run: tuple) -> dynamics.Lanes:
+    """One (loss key, k grid, m) sweep: a task for ``ctx.map`` (module level, so it can travel)."""
+    return lanes(*run)
+
+
+def prefetch_lanes(ctx: Context, runs) -> None:
+    """Compute the plain sweeps ``runs = [(key, ks, m), ...]`` that this process has not cached yet
+    as independent tasks through ``ctx.map`` (in parallel when the claim runs with a pool); the
+    results are those :func:`lanes` would compute here, and it returns them from now on."""
+    todo = [r for r in dict.fromkeys(runs) if r not in _PREFETCHED and r not in _COMPUTED]
+    if len(todo) > 1:
+        for run, result in zip(todo, ctx.map(_lanes_task, todo)):
+            _PREFETCHED[run] = result
+
+
+def prefetched(check: Check, runs_of) -> Check:
+    """``check`` after :func:`prefetch_lanes` of ``runs_of(ctx)``: the same evidence; a claim run
+    alone with a pool (``check ID --workers N``) computes its loss sweeps side by side."""
+
+    def run(ctx: Context) -> Evidence:
+        prefetch_lanes(ctx, runs_of(ctx))
+        return check.run(ctx)
+
+    return Check(check.name, run, check.kind)
 
 
 @lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ from verify.nearmiss import near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import (HUBER, SYM, RSYM, XT, YT, combine, guarded, k_grid, lanes,
-                                    loss_by_key)
+                                    loss_by_key, prefetched)
 from claims.ahn2023._slack import thm2_upper_slack
 
 EOS_M = 3.0          # y0^2 - x0^2 = 3/eta: delta = 1 (spec E7)
@@ -484,8 +484,10 @@ THM2 = Claim(
           "y_∞² is the final D = y² − x², stopped when the estimated remaining relative drop of D is "
           "< 1e-13. ℓ_Hub (β = ∞) is thm2.huber.",
     checks=(
-        combine("exponent_equal", {k: _thm2_rate(k, fast_exponent(beta_of(k)), "equal")
-                                   for k in THM2_EQUAL}, "RATE"),
+        # the η grids of all losses first, as independent tasks (side by side when a pool is there)
+        prefetched(combine("exponent_equal", {k: _thm2_rate(k, fast_exponent(beta_of(k)), "equal")
+                                              for k in THM2_EQUAL}, "RATE"),
+                   lambda ctx: [(k, ks_for(ctx, k), EOS_M) for k in ALL_EOS_KEYS]),
         combine("exponent_at_least", {k: _thm2_rate(k, fast_exponent(beta_of(k)), "at_least")
                                       for k in fitted(THM2_AT_LEAST)}, "RATE"),
         _gap_positive(),

@@ -679,6 +679,8 @@ PROP18 = Claim(
 
 def _fact6(reverse: bool, lower: float = 1.0):
     def run(ctx):
+        _runs.prefetch_e1_sweeps(ctx, [(seed, b, ctx.budget) for seed in range(ctx.pick(1, 3))
+                                       for b in (20, 1)])
         rows = []
         for seed in range(ctx.pick(1, 3)):
             for b in (20, 1):

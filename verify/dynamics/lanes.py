@@ -263,7 +263,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     ``beta``: exponent in that ratio (default ``loss.beta``; ratios skipped when unknown or infinite).
     ``contraction``: also track min_{t≥t̄} log(|x_t|/|x_{t+1}|)/ρ_t (eq15; costs a log per step).
     ``engine``: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when ℓ' compiles).
-    ``parallel``: two threads on the two halves of the lanes (results identical: lanes are independent).
+    ``parallel``: two threads on interleaved lanes (results identical: lanes are independent).
     """
     x0, y0, eta = _as_lanes(x0, y0, eta)
     n = len(eta)
@@ -282,19 +282,18 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
         kernel, params = compiled
         args = (int(max_steps), float(xtol), float(rtol), float(s_c), float(s_eps), b)
         if parallel and n > 1:
-            # the compiled engine releases the GIL: two threads, each on a contiguous half of the lanes
+            # the compiled engine releases the GIL: two threads on interleaved lanes (0, 2, 4, ...
+            # and 1, 3, 5, ...), so a grid sorted by cost (small η last) splits evenly
             from concurrent.futures import ThreadPoolExecutor
-            cuts = [0, n // 2, n]
 
             def part(j):
-                lo_, hi_ = cuts[j], cuts[j + 1]
-                oi = np.zeros((len(_INT_FIELDS), hi_ - lo_), dtype=np.int64)
-                of = np.zeros((len(_FLOAT_FIELDS), hi_ - lo_), dtype=np.float64)
-                _engine(kernel, params, x0[lo_:hi_], y0[lo_:hi_], eta[lo_:hi_], *args,
-                        np.ascontiguousarray(qs_lo[lo_:hi_]), float(hi), np.ascontiguousarray(qs_sh[lo_:hi_]),
-                        bool(contraction), oi, of)
-                out_i[:, lo_:hi_] = oi
-                out_f[:, lo_:hi_] = of
+                idx = np.arange(j, n, 2)
+                oi = np.zeros((len(_INT_FIELDS), len(idx)), dtype=np.int64)
+                of = np.zeros((len(_FLOAT_FIELDS), len(idx)), dtype=np.float64)
+                _engine(kernel, params, x0[idx], y0[idx], eta[idx], *args, qs_lo[idx],
+                        float(hi), qs_sh[idx], bool(contraction), oi, of)
+                out_i[:, idx] = oi
+                out_f[:, idx] = of
 
             with ThreadPoolExecutor(2) as pool:
                 list(pool.map(part, range(2)))

@@ -1,0 +1,180 @@
+"""Results never depend on how work was scheduled: ``--workers N``, a Dask cluster and
+``pytest -n`` give the serial output byte for byte (design: CLI contract; issue 14)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from verify.claim import Context, catalogue, select
+from verify.cli import main
+from verify.parallel import ProcessRunner, Runner, make_runner
+from verify.report import write_reports
+
+# small but varied: symbolic, sampled, trajectory and figure-drawing claims of both papers
+SELECTION = ["ahn2023.lem1", "ahn2023.def5.sqrt", "ahn2023.fig2", "even2023.def1", "even2023.fig2"]
+
+
+def _claims():
+    return select(catalogue(), SELECTION)
+
+
+def _files(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != "RUNTIME.md"}
+
+
+@pytest.fixture(scope="module")
+def serial_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial")
+    write_reports(_claims(), out, budget="quick", runner=Runner())
+    files = _files(out)
+    assert any(name.startswith("figures/") for name in files)  # figures are part of the comparison
+    return files
+
+
+def test_two_worker_processes_write_the_serial_report(serial_report, tmp_path):
+    with ProcessRunner(2) as runner:
+        write_reports(_claims(), tmp_path, budget="quick", runner=runner)
+    assert _files(tmp_path) == serial_report
+    assert "| worker | claims | seconds |" in (tmp_path / "RUNTIME.md").read_text()
+
+
+def test_check_json_does_not_depend_on_workers(capsys):
+    args = ["check", *SELECTION[:2], "--json", "--quiet", "--planted"]
+    assert main([*args, "--workers", "1"]) == 0
+    serial = capsys.readouterr().out
+    assert main([*args, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == serial
+    assert {r["id"] for r in json.loads(serial)} >= set(SELECTION[:2])
+
+
+def _square(item):
+    seed, x = item
+    return seed * 1000 + x * x
+
+
+def test_ctx_map_runs_tasks_in_the_pool_in_input_order():
+    items = [(7, x) for x in range(12)]
+    serial = Context(1).map(_square, items)
+    with ProcessRunner(2) as runner:
+        assert Context(1, mapper=runner.map).map(_square, items) == serial
+        # a closure cannot travel to another process: it runs here, same results
+        assert Context(1, mapper=runner.map).map(lambda it: _square(it), items) == serial
+
+
+def test_runner_choice():
+    assert make_runner(1).workers == 1
+    with pytest.raises(SystemExit):
+        make_runner(0)
+
+
+# ------------------------------------------------------------------ dask.distributed
+# A LocalCluster spawns fresh interpreters that import the claim modules (and one more after the
+# kill): tens of seconds on 2 cores, so these run with the full budget (`--verify-budget full`).
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    if request.config.getoption("--verify-budget") != "full":
+        pytest.skip("Dask LocalCluster tests run with --verify-budget full (they start interpreters)")
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as c:
+        yield c
+
+
+def test_dask_local_cluster_writes_the_serial_report(cluster, serial_report, tmp_path):
+    with make_runner(scheduler=cluster.scheduler_address) as runner:
+        assert runner.workers == 2
+        write_reports(_claims(), tmp_path, budget="quick", runner=runner)
+    assert _files(tmp_path) == serial_report
+
+
+def test_a_worker_killed_mid_run_changes_nothing(cluster, serial_report, tmp_path):
+    """Dask reschedules the lost worker's tasks; they carry their seeds, so the bytes are the same."""
+    from distributed import Client
+
+    with Client(cluster.scheduler_address) as client:
+        pids = list(client.run(os.getpid).values())
+        killed = threading.Event()
+
+        def kill_one_once_busy():
+            # wait until some task is running, then kill that worker's process
+            while not killed.is_set():
+                busy = [w for w, tasks in client.processing().items() if tasks]
+                if busy:
+                    pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                    os.kill(pid, signal.SIGKILL)
+                    killed.set()
+                    return
+                threading.Event().wait(0.05)
+
+        killer = threading.Thread(target=kill_one_once_busy, daemon=True)
+        killer.start()
+        with make_runner(scheduler=client) as runner:
+            write_reports(_claims(), tmp_path, budget="quick", runner=runner)
+        killed.set()
+    assert len(pids) == 2
+    assert _files(tmp_path) == serial_report
+
+
+# ------------------------------------------------------------------ pytest-xdist
+
+TOY = '''
+from verify import Claim, Paper, Planted, Status, Check
+from verify.claim import outcome
+
+PAPER = Paper("toy", "toy")
+
+def _draw(ctx):
+    return outcome(Status.SUPPORTED if ctx.rng().random() < 2 else Status.REFUTED, "drawn",
+                   value=float(ctx.rng().random()))
+
+def _fixed(status):
+    return Check("c", lambda ctx: outcome(status, str(status)))
+
+CLAIMS = [Claim(id=f"toy.lem{i}", source=PAPER.at(f"Lemma {i}"), title="t", statement="s",
+                checks=(Check("draw", _draw), _fixed(Status.INCONCLUSIVE if i == 3 else Status.PROVED)),
+                planted=(Planted("p1", "wrong", _fixed(Status.REFUTED if i != 2 else Status.SUPPORTED)),))
+          for i in range(1, 6)]
+LEM1, LEM2, LEM3, LEM4, LEM5 = CLAIMS
+'''
+
+
+def _outcomes(args, cwd):
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.plugin", "claims", "-q", "-rA",
+                          "-p", "no:cacheprovider", *args], cwd=cwd, capture_output=True, text=True,
+                         timeout=300)
+    rows = sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in out.stdout.splitlines()
+                  if line.startswith(("PASSED ", "FAILED ", "SKIPPED ")))
+    return rows, out
+
+
+def test_pytest_xdist_gives_the_serial_verdicts(tmp_path):
+    pytest.importorskip("xdist")
+    (tmp_path / "claims" / "toy").mkdir(parents=True)
+    (tmp_path / "claims" / "__init__.py").write_text("")
+    (tmp_path / "claims" / "toy" / "__init__.py").write_text("")
+    (tmp_path / "claims" / "toy" / "sec1.py").write_text(TOY)
+    serial, _ = _outcomes([], tmp_path)
+    parallel, run = _outcomes(["-n", "2"], tmp_path)
+    assert "2 workers" in run.stdout or "gw1" in run.stdout
+    assert serial == parallel and len(serial) == 10
+    assert "FAILED claims/toy/sec1.py::toy.lem3" in serial
+    assert "FAILED claims/toy/sec1.py::toy.lem2#p1" in serial
+
+
+def test_evidence_that_cannot_be_pickled_travels_as_json():
+    from verify.claim import Evidence, Status
+    from verify.parallel import _portable, picklable
+
+    ev = Evidence("c", Status.SUPPORTED, "s", {"f": lambda: 1, "x": 1.5})
+    assert not picklable(ev)
+    moved = _portable(ev)
+    assert picklable(moved) and moved.data["x"] == 1.5 and moved.to_json() == ev.to_json()
