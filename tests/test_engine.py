@@ -1,4 +1,5 @@
 """Unit tests of the claim engine: verdict scale, check constructors, seeds, rendering."""
+from types import SimpleNamespace
 import json
 
 import numpy as np
@@ -297,7 +298,7 @@ def test_inconsistent_claim_fails_check_cli(monkeypatch, capsys):
     from verify import cli, corroborate
     claim = _claim("toy.lem16", (_fixed("exact", Status.PROVED),
                                  corroborate(_fixed("numeric", Status.REFUTED), of="exact")))
-    monkeypatch.setattr(cli, "catalogue", lambda: [claim])
+    monkeypatch.setattr(cli, "_discover", lambda: SimpleNamespace(claims=[claim], problems=[]))
     assert cli.main(["check", "--quiet"]) == 1
     assert "inconsistent" in capsys.readouterr().out
 
@@ -389,7 +390,7 @@ def test_seeds_option_counts_seeds_per_claim(monkeypatch, capsys):
     from verify import cli
     flaky = _claim("toy.lem17", (Check("odd_seeds_fail", lambda c: outcome(
         Status.REFUTED if c.run_seed % 2 else Status.SUPPORTED, "x")),))
-    monkeypatch.setattr(cli, "catalogue", lambda: [flaky])
+    monkeypatch.setattr(cli, "_discover", lambda: SimpleNamespace(claims=[flaky], problems=[]))
     assert cli.parse_seeds("0-3") == [0, 1, 2, 3] and cli.parse_seeds("5,2-3") == [5, 2, 3]
     assert cli.main(["check", "--quiet", "--seeds", "0-3", "--json"]) == 1
     row = json.loads(capsys.readouterr().out)[0]

@@ -34,15 +34,20 @@ def _progress(enabled: bool):
     return say
 
 
+def _discover():
+    """The catalogue with its problems (:func:`verify.discovery.discover`; tests replace it)."""
+    from .discovery import discover
+
+    return discover()
+
+
 def _selected(ids: list[str], strict: bool = False, claims=None):
     """Claims matching ``ids``. Catalogue problems (a ``claims/<key>/`` without ``__init__.py``, a
     plugin that does not import, ``uses`` naming no claim) are printed; with ``strict`` (check,
     report) they stop the run before anything is executed. ``claims`` (e.g. the syntax-tree listing
     of ``list``) skips discovery; its caller reports the problems it can see."""
     if claims is None:
-        from .discovery import discover
-
-        found = discover()
+        found = _discover()
         for problem in found.problems:
             print(f"{'error' if strict else 'warning'}: {problem}", file=sys.stderr)
         if strict and found.problems:

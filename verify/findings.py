@@ -22,7 +22,7 @@ import re
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .claim import Claim, Result, Status, resolve_use
-from .render import format_number, markdown_cell
+from .render import code_span, format_number, markdown_cell
 
 
 def _digits(value: Any) -> str:
@@ -44,6 +44,12 @@ def _cell(text: Any, limit: int = 400) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return markdown_cell(text)
+
+
+def _code(text: Any, limit: int = 400) -> str:
+    """A formula from the claim (sympy/LaTeX text) as a code span: markdown leaves it alone."""
+    text = " ".join(str(text).split())
+    return code_span(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _deciding(result: Result, status: Status | None = None):
@@ -110,7 +116,7 @@ def _errata(rows, by_id, claims_by_id, anchor_of) -> list[str]:
         users = [u for u in rows if u.claim.id not in targets
                  and any(d.id in targets for ref in u.claim.uses for d in resolve_use(ref, claims_by_id))]
         impact = ", ".join(f"{_link(u.claim, anchor_of)} ({u.verdict})" for u in users) or "none"
-        out.append(f"| {_link(c, anchor_of)}: {_cell(c.title)} — `{_cell(c.statement, 200)}` | {r.verdict}"
+        out.append(f"| {_link(c, anchor_of)}: {_cell(c.title)} — {_code(c.statement, 200)} | {r.verdict}"
                    f"{'' if r.meets_expectation else ' ⚠'} | {_cell(correction)} | {_cell(witness)} | {impact} |")
     return (out if n else ["### Errata", "", "None in this selection."]) + [""]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .claim import (Claim, Context, Evidence, Result, Status, _jsonable, catalogue, claims_in_module,
+from .claim import (Claim, Context, Evidence, Result, Status, _jsonable, catalogue, claims_in_module, combine,
                     derive_seed, run_claim, run_planted)
 
 
