@@ -14,6 +14,7 @@ Budgets: quick uses k-steps of 1/2, full k-steps of 1/4 — the evidence says so
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -837,13 +838,17 @@ PROP4 = Claim(
 
 
 # ============================================================================ Remark 2
-def _rem2_counts(key: str = "rsym", eta: float = math.exp(-3), s_c: float = 0.5):
-    """Steps until |s_t| >= s_c from y0² = (2 + δ)/η (δ = 1) with tiny |s0|."""
-    s0 = np.geomspace(1e-12, 1e-3, 10)
+@functools.lru_cache(maxsize=None)
+def _rem2_counts(key: str = "rsym", eta: float = math.exp(-3), s_c: float = 0.5, lo: float = 1e-300,
+                 n: int = 12):
+    """Steps until |s_t| >= s_c from y0² = (2 + δ)/η (δ = 1) with tiny |s0|. |s0| reaches 1e-300
+    (float64 represents it exactly enough: x0 = s0/y0 is a normal number), so log(1/|s0|) spans
+    two decades and a power of the log can be fitted under the engine's grid rules."""
+    s0 = np.geomspace(lo, 1e-3, n)
     y0 = math.sqrt(3.0 / eta)
     counts = []
     for s in s0:
-        xs, ys = dynamics.trajectory(loss_by_key(key), s / y0, y0, eta, 400)
+        xs, ys = dynamics.trajectory(loss_by_key(key), s / y0, y0, eta, 2000)
         hit = np.nonzero(np.abs(xs * ys) >= s_c)[0]
         counts.append(int(hit[0]) if len(hit) else -1)
     return s0, np.array(counts, float)
@@ -852,7 +857,7 @@ def _rem2_counts(key: str = "rsym", eta: float = math.exp(-3), s_c: float = 0.5)
 def _rem2_affine(ctx: Context) -> Evidence:
     s0, counts = _rem2_counts()
     if np.any(counts < 0):
-        return outcome(Status.INCONCLUSIVE, "some runs never reached |s| >= s_c within 400 steps")
+        return outcome(Status.INCONCLUSIVE, "some runs never reached |s| >= s_c within 2000 steps")
     L = np.log(1 / s0)
     A = np.vstack([L, np.ones_like(L)]).T
     coef, *_ = np.linalg.lstsq(A, counts, rcond=None)
@@ -860,7 +865,7 @@ def _rem2_affine(ctx: Context) -> Evidence:
     r2 = 1 - float(resid @ resid) / float(np.sum((counts - counts.mean()) ** 2))
     ok = r2 >= 0.99 and coef[0] > 0
     return outcome(Status.SUPPORTED if ok else Status.REFUTED,
-                   f"count = {coef[0]:.3f} log(1/|s0|) + {coef[1]:.2f} (R² {r2:.4f}) over |s0| ∈ [1e-12, 1e-3]",
+                   f"count = {coef[0]:.3f} log(1/|s0|) + {coef[1]:.2f} (R² {r2:.4f}) over |s0| ∈ [1e-300, 1e-3]",
                    slope_per_log=float(coef[0]), intercept=float(coef[1]), r2=r2, eta="e^-3", delta=1.0,
                    s_c=0.5, counts=counts.tolist(), s0=s0.tolist(), loss="rsym")
 
@@ -881,7 +886,9 @@ REM2 = Claim(
     expect="supported",
     checks=(Check("affine_in_log", _rem2_affine, "RATE"),),
     planted=(Planted("p1", "the count is ∝ 1/|s0|",
-                     rate("p1", lambda ctx: Series(*_rem2_counts(), {"loss": "rsym"}), -1.0, 0.2)),
+                     # on |s0| >= 1e-12 (9 decades), where count(s0) is close enough to a power law
+                     # (R² 0.97) for the engine to fit one; over 1e-300 it is visibly logarithmic
+                     rate("p1", lambda ctx: Series(*_rem2_counts(lo=1e-12, n=10), {"loss": "rsym"}), -1.0, 0.2)),
              near_miss("p2", "near miss: the count grows like log(1/|s0|)^{1.25} (power of the log off by "
                        "2.5 × 0.1)", rate("p2", lambda ctx: _rem2_log_series(), 1.25, 0.1)),),
 )
