@@ -218,3 +218,36 @@ def test_out_of_budget_parts_say_what_ran_out():
     ran = [p for p in j["A1"]["parts"].values() if p["verdict"] == "inconclusive"]
     assert ran and all("time budget" in p["summary"] and "--budget" in p["summary"] for p in ran)
     assert any("ran out during" in n for n in j["notes"])
+
+
+# ----------------------------------------------------------------------------- review (audit2)
+@pytest.mark.parametrize("expr", [
+    "Piecewise((log(cosh(s)), cos(s**2) > -999/1000), (2*log(cosh(s)), True))",  # slivers near s² = π, 3π …
+    "Min(log(cosh(s)), Abs(s) + 10**-9)",                                          # crossing sympy cannot solve
+])
+def test_unsolved_break_points_establish_nothing(expr):
+    """Cells evaluated pointwise may miss a branch that holds on a sliver: no part is proved or
+    supported, and no result is listed (a sampled `supported` there was issue 9, class 3b)."""
+    j = run(expr)
+    assert j["A1"]["verdict"] not in OK and j["A2"]["verdict"] not in OK
+    assert all(v not in OK for v in parts(j).values())
+    assert j["predictions"]["applicable_claims"] == []
+
+
+def test_a_bump_beyond_the_certified_range_is_not_supported(full_budget):
+    """ℓ''(0) = 1 exactly and a bump of width ~1e-10 in s at s = 100 (ℓ'' ≈ -1e7 there), beyond the
+    arb range |s| <= 64: samples cannot see it, so convexity and Lipschitz are not `supported`."""
+    j = run("log(cosh(s)) - s**6*exp(-10**6*(s**2-100**2)**2)/10**14")
+    p = parts(j)
+    assert p["convex"] not in OK and p["lipschitz_1"] not in OK
+    assert "cannot exclude" in j["A1"]["parts"]["convex"]["summary"]
+
+
+def test_the_lipschitz_rescaling_carries_the_predictions():
+    """sup|ℓ'| = 2 with ℓ''(0) = 1: ℓ fails (A1), its normalisation ℓ̃(s) = ℓ(2s)/4 = log cosh s does
+    not, and the predictions are read off ℓ̃ as for ℓ''(0) ≠ 1 (issue 9, class 6)."""
+    j = run("4*log(cosh(s/2))")
+    assert parts(j)["lipschitz_1"] == "refuted"
+    p = j["predictions"]
+    assert "ahn2023.thm2" in p["applicable_claims"] and "normalisation" in p["applies_to"]
+    assert j["rescaling"]["checked"]["ok"]

@@ -201,14 +201,18 @@ def _a1_convex(L: _Exact) -> Part:
     if all(s == "proved" for s in status) and L.cells_complete and jumps:
         return Part(PROVED, "ℓ'' >= 0 on every cell (sympy or arb certificate) and ℓ' does not jump "
                     "down at break points", {"method": "exact + interval"})
+    # no proof on some stretch: samples cannot exclude a narrow dip of ℓ'' between them (a bump
+    # of width 1e-6 at s = 100), so the part is inconclusive, with what was shown and what was not
     if "undecided" not in status and L.cells_complete and jumps:
-        return Part(SUPPORTED, f"ℓ'' >= 0 proved on |s| <= {R_CERT} (sympy / arb) and at every sample "
-                    f"point beyond: {_density(count, len(status))}", {"method": "interval + numeric",
-                                                                        "certified_range": R_CERT, "points": count})
+        return Part(INCONCLUSIVE, f"ℓ'' >= 0 proved on |s| <= {R_CERT} (sympy / arb) but not beyond (no "
+                    f"tail argument; no violation at {_density(count, len(status))}, which cannot exclude "
+                    "a narrow dip)", {"method": "interval + numeric", "certified_range": R_CERT,
+                                      "points": count, "sampled_only": True})
     why = ("the break points are not all known exactly" if not L.cells_complete else
            "no interval certificate on some cell (no rule, or out of budget)")
-    return Part(SUPPORTED, f"ℓ'' >= 0 at every sample point ({why}): {_density(count, len(status))}",
-                {"method": "numeric", "dps": DPS, "points": count})
+    return Part(INCONCLUSIVE, f"ℓ'' >= 0 not proved ({why}); no violation at {_density(count, len(status))}, "
+                "which cannot exclude a narrow dip", {"method": "numeric", "dps": DPS, "points": count,
+                                                      "sampled_only": True})
 
 
 def _jumps(L: _Exact, part: str) -> Part | bool:
@@ -311,14 +315,17 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
                     {"method": "exact + interval", "sup_abs_slope": _num(sup)}), sup
     lim = f"; lim |ℓ'| = {sup}" if sup is not None else ""
     if status and "undecided" not in status and jumps and L.cells_complete:
-        return Part(SUPPORTED, f"|ℓ'| <= 1 proved on |s| <= {R_CERT} (sympy / arb) and at every sample "
-                    f"point beyond: {_density(count, len(status) // 2)}{lim}",
+        return Part(INCONCLUSIVE, f"|ℓ'| <= 1 proved on |s| <= {R_CERT} (sympy / arb) but not beyond (no "
+                    f"tail argument; no violation at {_density(count, len(status) // 2)}, which cannot "
+                    f"exclude a narrow bump){lim}",
                     {"method": "interval + numeric", "certified_range": R_CERT, "points": count,
-                     "sup_abs_slope": _num(sup)}), sup
+                     "sup_abs_slope": _num(sup), "sampled_only": True}), sup
     why = ("the break points are not all known exactly" if not L.cells_complete else
            "no interval certificate on some cell (no rule, or out of budget)")
-    return Part(SUPPORTED, f"|ℓ'| <= 1 at every sample point ({why}): {_density(count, max(len(status) // 2, 1))}{lim}",
-                {"method": "numeric", "dps": DPS, "points": count, "sup_abs_slope": _num(sup)}), sup
+    return Part(INCONCLUSIVE, f"|ℓ'| <= 1 not proved ({why}); no violation at "
+                f"{_density(count, max(len(status) // 2, 1))}, which cannot exclude a narrow bump{lim}",
+                {"method": "numeric", "dps": DPS, "points": count, "sup_abs_slope": _num(sup),
+                 "sampled_only": True}), sup
 
 
 def _a1_c2(L: _Exact) -> tuple[Part, Part, sp.Expr | None]:

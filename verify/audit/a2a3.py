@@ -348,13 +348,16 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
         return Part(PROVED, "ℓ'(s)/s <= 1 for all s ≠ 0: exact or arb-certified on 0 < |s| <= 1 "
                     "(Taylor form at 0), and ℓ'(s)/s <= 1/|s| <= 1 beyond since |ℓ'| <= 1",
                     {**data, "method": "exact + interval"})
-    if cert_ok:
+    if cert_ok and lip.verdict in (PROVED, SUPPORTED):
         return Part(SUPPORTED, "ℓ'(s)/s <= 1 exact or arb-certified on 0 < |s| <= 1; beyond, ℓ'(s)/s <= 1/|s| "
                     f"needs |ℓ'| <= 1, which is {lip.verdict} (and no violation at the {DPS}-digit sample points)",
                     {**data, "method": "interval + numeric", "dps": DPS})
-    return Part(SUPPORTED, f"ℓ'(s)/s <= 1 at every {DPS}-digit sample point (10⁻⁸ … 10⁸; no certificate on some "
-                "cell of 0 < |s| <= 1)",
-                {**data, "method": "numeric", "dps": DPS})
+    # samples alone cannot exclude a narrow bump of ℓ' above s
+    where = ("no certificate on some cell of 0 < |s| <= 1" if not cert_ok else
+             f"certified on 0 < |s| <= 1, but beyond it ℓ'(s)/s <= 1/|s| needs |ℓ'| <= 1, which is {lip.verdict}")
+    return Part(INCONCLUSIVE, f"ℓ'(s)/s <= 1 not proved ({where}); no violation at the {DPS}-digit sample "
+                "points (10⁻⁸ … 10⁸), which cannot exclude a narrow bump",
+                {**data, "method": "numeric", "dps": DPS, "sampled_only": True})
 
 
 def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
