@@ -251,3 +251,46 @@ def test_the_lipschitz_rescaling_carries_the_predictions():
     p = j["predictions"]
     assert "ahn2023.thm2" in p["applicable_claims"] and "normalisation" in p["applies_to"]
     assert j["rescaling"]["checked"]["ok"]
+
+
+def test_a_beta_infinity_loss_with_a_cubic_piece_is_proved():
+    """ℓ'(s) = s on |s| <= 1/2, s − (|s| − 1/2)³ sign s up to 1, then 7/8: (A2) with β = ∞ holds and
+    is closed by sympy's sign rules on the piece itself (not for every t > 0)."""
+    j = run("Piecewise((s, Abs(s)<=1/2), (s - (Abs(s)-1/2)**3*sign(s), Abs(s) <= 1), (sign(s)*7/8, True))",
+            True)
+    assert j["A1"]["verdict"] == "proved" and j["A2"]["verdict"] == "proved" and j["A2"]["beta"] == "inf"
+    assert "ahn2023.thm2" in j["predictions"]["applicable_claims"]
+
+
+def test_equality_away_from_zero_blocks_a2_plus_only():
+    """ℓ'(1) = 1 (ℓ'(s) = s − s³(|s| − 1)²/10 up to |s| = 1): (A2) holds with β = 2, (A2+) does not."""
+    j = run("Piecewise((s - s**3*(Abs(s)-1)**2/10, Abs(s)<=1), (sign(s), True))", True)
+    assert j["A2"]["verdict"] == "proved" and j["A2"]["beta"] == 2
+    assert j["A2"]["strict"] is False and j["A2"]["strict_verdict"] == "refuted"
+    assert "ahn2023.thm1" in j["predictions"]["applicable_claims"]
+    assert not {"ahn2023.thm2", "ahn2023.thm5"} & set(j["predictions"]["applicable_claims"])  # need (A2+)
+
+
+def test_many_max_arguments_parse_at_once():
+    """sympy's evaluated Max compares every pair of arguments while the node is built (6 s for 60
+    tanh terms, before the audit's budget starts): the parser builds Min/Max unevaluated."""
+    start = time.perf_counter()
+    e = parse_loss("Max(" + ",".join(f"tanh({k}*s)" for k in range(1, 75)) + ")")
+    assert time.perf_counter() - start < 1.0 and len(e.args) == 74
+    assert parse_loss("Max(1, 1/2)*s**2/2") == parse_loss("s**2/2")  # numbers are still compared
+    assert run("Max(1, 1/2)*log(cosh(s))")["A1"]["verdict"] == "proved"
+
+
+def test_a_value_just_above_one_is_printed_above_one():
+    """|ℓ'| = 1 + 1.4e-36 at the witness: the message shows the digits that make it exceed 1."""
+    j = run("Min(s**2/2, Abs(s) - 1/2 + 10**-12)")
+    lip = j["A1"]["parts"]["lipschitz_1"]
+    assert lip["verdict"] == "refuted"
+    shown = lip["summary"].split("=")[1].split(">")[0].strip()
+    assert mpmath.mpf(shown) > 1
+
+
+def test_a_loss_too_large_to_evaluate_is_not_called_non_real():
+    from verify.audit import AuditInputError
+    with pytest.raises(AuditInputError, match="beyond 1e300"):
+        audit("exp(exp(exp(s)))", confirm=False)

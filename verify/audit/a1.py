@@ -20,6 +20,23 @@ def _witness_point(p: Any) -> Any:
     return float(mpmath.nstr(p, 17)) if isinstance(p, mpmath.mpf) else float(p)
 
 
+def shown_beyond(v: Any, bound: Any = 1) -> str:
+    """v printed with enough digits (8 at least) to read on the same side of ``bound`` as it is:
+    1.0000014 is not "1.0 > 1"."""
+    v = mpmath.mpf(v)
+    for n in (8, 12, 16, 24, 32, 45):
+        txt = mpmath.nstr(v, n)
+        if (mpmath.mpf(txt) > bound) == (v > bound) and (mpmath.mpf(txt) < bound) == (v < bound):
+            return txt
+    return mpmath.nstr(v, 45)
+
+
+def shown_point(w: Any) -> str:
+    """A witness s with enough digits to tell it from its 8-digit rounding (1 + 1e-36 is not "1.0")."""
+    w = _mp(w) if isinstance(w, sp.Basic) else mpmath.mpf(w)
+    return shown_beyond(w, mpmath.mpf(mpmath.nstr(w, 8)))
+
+
 WITNESS_DPS = 60   # digits at which every witness is re-evaluated before it is printed
 _EPS = mpmath.mpf(10) ** -25
 
@@ -176,7 +193,7 @@ def _a1_convex(L: _Exact) -> Part:
         if st == "refuted":
             v = reverify(L, "d2l", w, lambda v: v < 0)
             if v is not None:
-                return Part(REFUTED, f"not convex: ℓ''({mpmath.nstr(_mp(w), 10)}) = {mpmath.nstr(v, 8)} < 0 "
+                return Part(REFUTED, f"not convex: ℓ''({shown_point(w)}) = {shown_beyond(v, 0)} < 0 "
                             "(arb certificate; re-evaluated at 60 digits)",
                             {"witness": _witness_point(w), "value": _num(v), "check": "l''(s) >= 0",
                              "method": "interval"})
@@ -192,7 +209,7 @@ def _a1_convex(L: _Exact) -> Part:
                 worst = (p, v2)
     if worst is not None:
         p, v = worst
-        return Part(REFUTED, f"not convex: ℓ''({mpmath.nstr(p, 8)}) = {mpmath.nstr(v, 8)} < 0",
+        return Part(REFUTED, f"not convex: ℓ''({mpmath.nstr(p, 8)}) = {shown_beyond(v, 0)} < 0",
                     {"witness": _witness_point(p), "value": _num(v), "check": "l''(s) >= 0",
                      "witness_dps": WITNESS_DPS})
     jumps = _jumps(L, "convex")
@@ -277,7 +294,7 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
             if st == "refuted":
                 v = reverify(L, "dl", w, lambda v: abs(v) > 1)
                 if v is not None:
-                    return Part(REFUTED, f"|ℓ'({mpmath.nstr(_mp(w), 10)})| = {mpmath.nstr(abs(v), 8)} > 1 "
+                    return Part(REFUTED, f"|ℓ'({shown_point(w)})| = {shown_beyond(abs(v))} > 1 "
                                 "(arb certificate; re-evaluated at 60 digits)",
                                 {"witness": _witness_point(w), "value": _num(v), "sup_abs_slope": _num(sup),
                                  "check": "|l'(s)| <= 1", "method": "interval"}), sup
@@ -293,7 +310,7 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
                 worst = (p, v2)
     if worst is not None:
         p, v = worst
-        return Part(REFUTED, f"|ℓ'({mpmath.nstr(p, 8)})| = {mpmath.nstr(abs(v), 8)} > 1",
+        return Part(REFUTED, f"|ℓ'({mpmath.nstr(p, 8)})| = {shown_beyond(abs(v))} > 1",
                     {"witness": _witness_point(p), "value": _num(v), "sup_abs_slope": _num(sup),
                      "check": "|l'(s)| <= 1", "witness_dps": WITNESS_DPS}), sup
     if sup is not None and sup.is_number and sup > 1:
@@ -302,7 +319,7 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
             p = sp.Integer(2) ** k
             v = reverify(L, "dl", p, lambda x: abs(x) > 1)
             if v is not None:
-                return Part(REFUTED, f"|ℓ'({p})| = {mpmath.nstr(abs(v), 8)} > 1 (lim |ℓ'| = {sup})",
+                return Part(REFUTED, f"|ℓ'({p})| = {shown_beyond(abs(v))} > 1 (lim |ℓ'| = {sup})",
                             {"witness": _num(p), "value": _num(v), "sup_abs_slope": _num(sup),
                              "check": "|l'(s)| <= 1"}), sup
         return Part(REFUTED, f"lim |ℓ'(s)| = {sup} > 1 as |s| → ∞",

@@ -293,6 +293,14 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                 dl_t = c.dl.subs(S, sgn * T)
                 g = _simplify(1 - dl_t / (sgn * T))
                 nn = _sign_symbolic(g)
+                if nn is not True and a > 0:
+                    # sympy's sign rules on exactly this piece, t = a + (b − a)·r/(1 + r) with r > 0
+                    # ((s − 1/2)³/s on (1/2, 1) is >= 0 there, not for every t > 0)
+                    piece = g.subs(T, a + (b - a) * T / (1 + T))
+                    if _sign_symbolic(piece) is True:
+                        if _sign_symbolic(piece, strict=True) is not True:
+                            strict = False
+                        continue
                 if nn is True:
                     if _sign_symbolic(g, strict=True) is not True:
                         strict = False
