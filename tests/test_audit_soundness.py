@@ -295,3 +295,29 @@ def test_a_loss_too_large_to_evaluate_is_not_called_non_real():
     from verify.audit import AuditInputError
     with pytest.raises(AuditInputError, match="beyond 1e300"):
         audit("exp(exp(exp(s)))", confirm=False)
+
+
+@pytest.mark.parametrize("expr", [
+    "Piecewise((log(cosh(s)), Abs(s) < 3), (log(cosh(s)) + 1, Abs(s) <= 3), (log(cosh(s)), True))",
+    "Piecewise((log(cosh(s)) + 1, And(s >= 3, s <= 3)), (log(cosh(s)), True))",
+    "Piecewise((5, Abs(s) <= 0), (log(cosh(s)), True))",
+])
+def test_a_branch_holding_at_one_break_point_is_checked_there(expr):
+    """Cells are open: the value at a break point itself (a branch that holds only there) is
+    compared with the limits and with ℓ(−b); the loss is discontinuous, so no part of A1 that
+    needs continuity is proved."""
+    j = run(expr)
+    p = parts(j)
+    assert p["convex"] == "refuted" and p["lipschitz_1"] == "refuted"
+    assert "discontinuous" in j["A1"]["parts"]["convex"]["summary"]
+    if "s >= 3" in expr:
+        assert p["even"] == "refuted"
+    if "5," in expr:
+        assert p["c2_near_0"] == "refuted" and p["curvature_at_0_is_1"] == "refuted"
+    assert j["A1"]["verdict"] == "refuted"
+
+
+def test_a_tail_cell_is_signed_as_part_of_the_half_line():
+    """ℓ'' = 1 − tanh² on (3, ∞): sympy cannot sign 1 − tanh(3 + t)², but it can for every t > 0."""
+    j = run("Piecewise((log(cosh(s)), Abs(s) < 3), (log(cosh(s)) + Abs(s) - 3, True))")
+    assert parts(j)["convex"] == "proved"

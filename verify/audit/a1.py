@@ -119,6 +119,24 @@ def _a1_even(L: _Exact) -> Part:
         f, g = getattr(c, which), getattr(mirror, which)
         if not (c.exact and mirror.exact) or _is_zero((f + sgn * g.subs(S, -S)).subs(S, T)) is not True:
             all_proved = False
+    # the break points themselves (cells are open): ℓ(b) against ℓ(−b), the branch chosen at each
+    # (given ℓ', a value at one point does not change ℓ)
+    for b in ([] if L.derivative else L.breakpoints):
+        if not b > 0:
+            continue
+        a, m = L.pointwise(which, b, WITNESS_DPS), L.pointwise(which, -b, WITNESS_DPS)
+        if a is None or m is None:
+            all_proved = False
+            continue
+        d = a + sgn * m
+        if abs(d) <= mpmath.mpf(10) ** -30 * (1 + abs(a)):
+            continue
+        if not b.is_Rational:  # the branch at an irrational b is chosen numerically: no witness
+            all_proved = False
+            continue
+        key = ("dl(s)+dl(-s)" if L.derivative else "l(s)-l(-s)")
+        return Part(REFUTED, f"{what} fails at the break point s = {sp.sstr(b)}: {key} = {mpmath.nstr(d, 8)}",
+                    {"witness": _num(b), "value": _num(d), "check": key, "witness_dps": WITNESS_DPS})
     # numeric witness search (always: a proof never coexists with a witness, but check anyway)
     worst, count = None, 0
     for c in L.cells:
@@ -169,6 +187,11 @@ def _cell_nonneg(L: _Exact, c: Cell, e: sp.Expr, what: str) -> tuple[str, Any]:
         return "undecided", None
     par = _cell_param(c)
     if par is not None and _sign_symbolic(e.subs(S, par)) is True:
+        return "proved", None
+    # a cell of one sign: e >= 0 for every t > 0 covers it (1 − tanh(s)² on (3, ∞), where sympy
+    # cannot sign 1 − tanh(3 + t)²)
+    if (c.lo >= 0 and _sign_symbolic(e.subs(S, T)) is True) or \
+            (c.hi <= 0 and _sign_symbolic(e.subs(S, -T)) is True):
         return "proved", None
     zs = tuple(z for z in (c.lo, c.hi) if z.is_finite and z.is_Rational and _is_zero(e.subs(S, z)) is True)
     ok, w = certify_on(e, S, c.lo, c.hi, zeros=zs)
@@ -253,6 +276,13 @@ def _jumps(L: _Exact, part: str) -> Part | bool:
                     return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)} (ℓ jumps by "
                                 f"{mpmath.nstr(c - a, 8)})",
                                 {"witness": _num(b), "value": _num(c - a), "check": "continuity of l"})
+            else:
+                # the value at b itself (a branch that holds at the single point b, such as
+                # `Abs(s) <= 3` after `Abs(s) < 3`): cells are open, so b is checked on its own
+                point = _at_break_point(L, b, vl, part)
+                if isinstance(point, Part):
+                    return point
+                decided = decided and point
         if part != "convex":
             continue
         jl, jr = _limit(left.dl, S, b), _limit(right.dl, S, b)
@@ -267,6 +297,24 @@ def _jumps(L: _Exact, part: str) -> Part | bool:
                             {"witness": _num(b), "value": _num(jump), "check": "jump of l' >= 0"})
             decided = False
     return decided
+
+
+def _at_break_point(L: _Exact, b: Any, limit: sp.Expr, part: str) -> Part | bool:
+    """ℓ(b) against its one-sided limit: a refuting Part when they differ (b rational, so the branch
+    chosen at b is decided exactly), True when they agree, False when it cannot be decided."""
+    v = L.pointwise("l", b, WITNESS_DPS)
+    if v is None:
+        return False
+    with mpmath.workdps(WITNESS_DPS):
+        gap = v - _mp(limit)
+    if abs(gap) <= mpmath.mpf(10) ** -30 * (1 + abs(v)):
+        return True
+    if not (isinstance(b, sp.Basic) and b.is_Rational):
+        return False  # the conditions at an irrational b are decided numerically: not a witness
+    what = "not convex" if part == "convex" else "not Lipschitz"
+    return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)}: ℓ({sp.sstr(b)}) = {mpmath.nstr(v, 12)}, "
+                f"its limit there is {mpmath.nstr(_mp(limit), 12)}",
+                {"witness": _num(b), "value": _num(gap), "check": "continuity of l"})
 
 
 def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | None]:
@@ -407,6 +455,16 @@ def _a1_c2(L: _Exact) -> tuple[Part, Part, sp.Expr | None]:
         why = (f"the one-sided limits of {name} at 0 ({a}, {b}) could not be compared exactly"
                if not differs else f"{name} seems to jump at 0 by the cell formulas, but not pointwise")
         return Part(INCONCLUSIVE, why, data), Part(INCONCLUSIVE, "ℓ''(0) unknown: " + why, data), None
+    if L.l is not None and 0 in L.breakpoints:
+        lim0 = _limit(R.l.subs(S, T), T, 0)
+        point = _at_break_point(L, sp.Integer(0), lim0, "c2") if lim0 is not None else False
+        if isinstance(point, Part):  # ℓ(0) differs from its limit: not even continuous at 0
+            why = point.summary.split(": ", 1)[1]
+            return (Part(REFUTED, f"ℓ is not C² near 0: {why}", {**data, **point.data}),
+                    Part(REFUTED, f"ℓ''(0) does not exist: {why}", {**data, **point.data}), None)
+        if point is not True:
+            why = "ℓ(0) could not be compared with its limit at 0"
+            return Part(INCONCLUSIVE, why, data), Part(INCONCLUSIVE, "ℓ''(0) unknown: " + why, data), None
     k = d2p
     c2 = Part(PROVED if L.cells_complete else SUPPORTED,
               "ℓ' and ℓ'' have equal finite one-sided limits at 0 (sympy), so ℓ is C² near 0",
