@@ -468,9 +468,13 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
                             {**data, "C": _num(C), "C_exact": sp.sstr(C), "sharp": sharp,
                              "method": "exact + interval"})
     C = _nice_above(float(best) * 1.000001)
-    return Part(SUPPORTED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} with C = {sp.sstr(C)} at every {DPS}-digit "
-                "sample point (no interval certificate)", {**data, "C": _num(C), "C_exact": sp.sstr(C),
-                                                          "method": "numeric", "dps": DPS})
+    # samples cannot exclude a narrow dip of ℓ' that needs a larger C: an estimate, not a verdict
+    why = ("the sign of ℓ' is not proved" if not a1_sign_ok else
+           "the break points are not all exact" if not L.cells_complete else "no interval certificate")
+    return Part(INCONCLUSIVE, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} with C = {sp.sstr(C)} at every {DPS}-digit "
+                f"sample point, not proved ({why}); samples cannot exclude a narrow dip needing a larger C",
+                {**data, "C": _num(C), "C_exact": sp.sstr(C), "method": "numeric", "dps": DPS,
+                 "sampled_only": True})
 
 
 def _exact_sup(h: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:
