@@ -321,3 +321,16 @@ def test_a_tail_cell_is_signed_as_part_of_the_half_line():
     """ℓ'' = 1 − tanh² on (3, ∞): sympy cannot sign 1 − tanh(3 + t)², but it can for every t > 0."""
     j = run("Piecewise((log(cosh(s)), Abs(s) < 3), (log(cosh(s)) + Abs(s) - 3, True))")
     assert parts(j)["convex"] == "proved"
+
+
+@pytest.mark.parametrize("expr, part", [
+    ("Piecewise((s**2/2, Abs(s) < 1 - 10**-200), (Abs(s) - 1/2, True))", "convex"),     # ℓ jumps by 5e-401
+    ("Piecewise((s**2/2, Abs(s) < 1), (Abs(s) - 1/2 + 10**-100, True))", "lipschitz_1"),
+    ("Piecewise((s**2/2, Abs(s) <= 1), (Abs(s)*(1 - 10**-60) - 1/2 + 10**-60, True))", "convex"),  # ℓ' down 1e-60
+])
+def test_jumps_below_any_numeric_tolerance_are_not_continuity(expr, part):
+    """A jump smaller than the 1e-25 numeric threshold is still a jump: never proved continuous or
+    convex from a tolerance; refuted from the exact one-sided limits of exact cells."""
+    j = run(expr)
+    assert parts(j)[part] == "refuted" and j["A1"]["verdict"] == "refuted"
+    assert j["A1"]["parts"][part]["method"] == "exact"

@@ -276,6 +276,18 @@ def _jumps(L: _Exact, part: str) -> Part | bool:
                     return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)} (ℓ jumps by "
                                 f"{mpmath.nstr(c - a, 8)})",
                                 {"witness": _num(b), "value": _num(c - a), "check": "continuity of l"})
+                decided = False
+            elif _is_zero(vr - vl) is not True:
+                # equal to 40 digits but not provably: a jump of 5e-401 (a break point at
+                # 1 − 10⁻²⁰⁰) is still a jump, refuted from the exact limits of exact cells
+                if _is_zero(vr - vl) is False and left.exact and right.exact:
+                    what = "not convex" if part == "convex" else "not Lipschitz"
+                    gap = vr - vl
+                    return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)}: the exact one-sided "
+                                f"limits differ by {sp.sstr(gap) if sp.count_ops(gap) < 20 else sp.N(gap, 8)} "
+                                "(sympy)", {"witness": _num(b), "value": _num(gap), "check": "continuity of l",
+                                            "method": "exact"})
+                decided = False
             else:
                 # the value at b itself (a branch that holds at the single point b, such as
                 # `Abs(s) <= 3` after `Abs(s) < 3`): cells are open, so b is checked on its own
@@ -296,6 +308,16 @@ def _jumps(L: _Exact, part: str) -> Part | bool:
                 return Part(REFUTED, f"not convex: ℓ' jumps down by {sp.N(-jump, 8)} at s = {sp.sstr(b)}",
                             {"witness": _num(b), "value": _num(jump), "check": "jump of l' >= 0"})
             decided = False
+        elif jump <= _EPS and _is_zero(jr - jl) is not True:
+            # a jump within 1e-25 of 0: its sign decides, exactly or not at all
+            neg = (jr - jl).is_negative
+            if neg is True and left.exact and right.exact:
+                return Part(REFUTED, f"not convex: ℓ' jumps down at s = {sp.sstr(b)} by the exact one-sided "
+                            f"limits (by {sp.N(jl - jr, 8)}, sympy)",
+                            {"witness": _num(b), "value": _num(jr - jl), "check": "jump of l' >= 0",
+                             "method": "exact"})
+            if neg is not False:
+                decided = False
     return decided
 
 

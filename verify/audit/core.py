@@ -389,7 +389,7 @@ def _rescaling(L: _Exact, k: sp.Expr, sup: sp.Expr, recurse: bool) -> dict:
                           "b >= sup|ℓ'|/ℓ''(0); the smallest b makes the slope tend to exactly 1. "
                           "The value-preserving ℓ(s/√k) (a = 1) is 1-Lipschitz only when sup|ℓ'| <= √k"),
            "gd_correspondence": (f"GD on ℓ(xy) with step η equals GD on ℓ̃(uv) with step η·{sp.sstr(sup)} "
-                                 f"under (u, v) = (x, y)/√{sp.sstr(b)}"),
+                                 f"under (u, v) = (x, y)/√({sp.sstr(b)})"),
            "checked": {"curvature_at_0": sp.sstr(k_new), "sup_slope": sp.sstr(sup_new),
                        "ok": bool(k_new == 1 and sup_new == 1)}}
     if recurse:
