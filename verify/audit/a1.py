@@ -164,8 +164,9 @@ def _a1_even(L: _Exact) -> Part:
         return Part(PROVED, f"{what}: exact identity on every cell (sympy)", {"method": "exact"})
     why = "sympy could not close the identity in its time budget" if L.cells_complete else \
         "the break points are not all known exactly"
-    return Part(SUPPORTED, f"{what}: no violation at {count} {DPS}-digit sample points ({why})",
-                {"method": "numeric", "dps": DPS, "points": count})
+    return Part(INCONCLUSIVE, f"{what} not proved ({why}); no violation at {count} {DPS}-digit sample "
+                "points, which cannot exclude a narrow asymmetric bump",
+                {"method": "numeric", "dps": DPS, "points": count, "sampled_only": True})
 
 
 def _cell_param(c: Cell) -> sp.Expr:

@@ -227,9 +227,9 @@ def _a2_local_raw(L: _Exact, side: _Side) -> dict:
         found = _numeric_c(L, side, beta, cands)
     if found is not None:
         c = found
-        out.update(c=c, method="numeric", verdict=SUPPORTED,
+        out.update(c=c, method="numeric", verdict=INCONCLUSIVE, sampled_only=True,
                    summary=f"(1 − ℓ'(s)/s)/|s|^{sp.sstr(beta)} >= {c} at 81 high-precision points of "
-                   f"(0, {c}] (no interval certificate)")
+                   f"(0, {c}], not proved (no interval certificate; samples cannot exclude a narrow bump)")
         return out
     out.update(verdict=INCONCLUSIVE, summary=f"leading term {sp.sstr(a)}|s|^{sp.sstr(beta)} but no "
                "candidate c could be checked")

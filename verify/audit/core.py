@@ -198,7 +198,8 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
     a2_parts: dict = {}
     if any(b is None for b in betas):
         vs = [i.get("verdict", INCONCLUSIVE) for _, i in sides_info]
-        bad = next((i for _, i in sides_info if i.get("verdict") == REFUTED), sides_info[0][1])
+        bad = next((i for _, i in sides_info if i.get("verdict") == REFUTED),
+                   next((i for _, i in sides_info if i.get("beta") is None), sides_info[0][1]))
         A2 = {"verdict": weakest(*vs), "summary": bad.get("summary", ""), "beta": None, "c": None,
               **{k_: bad[k_] for k_ in ("witness", "value") if k_ in bad}}
         beta = None
