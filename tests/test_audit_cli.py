@@ -135,3 +135,11 @@ def test_exit_status_is_documented_and_strict_fails_on_a1_or_a2(capsys):
     assert cli_main(["open('x')", *FAST, "--strict"]) == 2
     assert cli_main(["log(cosh(s))", "--budget", "-3"]) == 2
     assert cli_main(["log(cosh(s))", "--budget", "soon"]) == 2
+
+
+def test_force_never_replaces_a_directory_where_the_figure_goes(tmp_path, capsys, no_audit):
+    """--out a.md writes a_gap.png beside it: a directory of that name is refused before the audit,
+    even with --force (it used to fail after the whole audit, naming the markdown file)."""
+    (tmp_path / "a_gap.png").mkdir()
+    assert cli_main(["log(cosh(s))", *FAST, "--out", str(tmp_path / "a.md"), "--force"]) == 2
+    assert "a_gap.png" in capsys.readouterr().err

@@ -218,3 +218,127 @@ def test_out_of_budget_parts_say_what_ran_out():
     ran = [p for p in j["A1"]["parts"].values() if p["verdict"] == "inconclusive"]
     assert ran and all("time budget" in p["summary"] and "--budget" in p["summary"] for p in ran)
     assert any("ran out during" in n for n in j["notes"])
+
+
+# ----------------------------------------------------------------------------- review (audit2)
+@pytest.mark.parametrize("expr", [
+    "Piecewise((log(cosh(s)), cos(s**2) > -999/1000), (2*log(cosh(s)), True))",  # slivers near s² = π, 3π …
+    "Min(log(cosh(s)), Abs(s) + 10**-9)",                                          # crossing sympy cannot solve
+])
+def test_unsolved_break_points_establish_nothing(expr):
+    """Cells evaluated pointwise may miss a branch that holds on a sliver: no part is proved or
+    supported, and no result is listed (a sampled `supported` there was issue 9, class 3b)."""
+    j = run(expr)
+    assert j["A1"]["verdict"] not in OK and j["A2"]["verdict"] not in OK
+    assert all(v not in OK for v in parts(j).values())
+    assert j["predictions"]["applicable_claims"] == []
+
+
+def test_a_bump_beyond_the_certified_range_is_not_supported(full_budget):
+    """ℓ''(0) = 1 exactly and a bump of width ~1e-10 in s at s = 100 (ℓ'' ≈ -1e7 there), beyond the
+    arb range |s| <= 64: samples cannot see it, so convexity and Lipschitz are not `supported`."""
+    j = run("log(cosh(s)) - s**6*exp(-10**6*(s**2-100**2)**2)/10**14")
+    p = parts(j)
+    assert p["convex"] not in OK and p["lipschitz_1"] not in OK
+    assert "cannot exclude" in j["A1"]["parts"]["convex"]["summary"]
+
+
+def test_the_lipschitz_rescaling_carries_the_predictions():
+    """sup|ℓ'| = 2 with ℓ''(0) = 1: ℓ fails (A1), its normalisation ℓ̃(s) = ℓ(2s)/4 = log cosh s does
+    not, and the predictions are read off ℓ̃ as for ℓ''(0) ≠ 1 (issue 9, class 6)."""
+    j = run("4*log(cosh(s/2))")
+    assert parts(j)["lipschitz_1"] == "refuted"
+    p = j["predictions"]
+    assert "ahn2023.thm2" in p["applicable_claims"] and "normalisation" in p["applies_to"]
+    assert j["rescaling"]["checked"]["ok"]
+
+
+def test_a_beta_infinity_loss_with_a_cubic_piece_is_proved():
+    """ℓ'(s) = s on |s| <= 1/2, s − (|s| − 1/2)³ sign s up to 1, then 7/8: (A2) with β = ∞ holds and
+    is closed by sympy's sign rules on the piece itself (not for every t > 0)."""
+    j = run("Piecewise((s, Abs(s)<=1/2), (s - (Abs(s)-1/2)**3*sign(s), Abs(s) <= 1), (sign(s)*7/8, True))",
+            True)
+    assert j["A1"]["verdict"] == "proved" and j["A2"]["verdict"] == "proved" and j["A2"]["beta"] == "inf"
+    assert "ahn2023.thm2" in j["predictions"]["applicable_claims"]
+
+
+def test_equality_away_from_zero_blocks_a2_plus_only():
+    """ℓ'(1) = 1 (ℓ'(s) = s − s³(|s| − 1)²/10 up to |s| = 1): (A2) holds with β = 2, (A2+) does not."""
+    j = run("Piecewise((s - s**3*(Abs(s)-1)**2/10, Abs(s)<=1), (sign(s), True))", True)
+    assert j["A2"]["verdict"] == "proved" and j["A2"]["beta"] == 2
+    assert j["A2"]["strict"] is False and j["A2"]["strict_verdict"] == "refuted"
+    assert "ahn2023.thm1" in j["predictions"]["applicable_claims"]
+    assert not {"ahn2023.thm2", "ahn2023.thm5"} & set(j["predictions"]["applicable_claims"])  # need (A2+)
+
+
+def test_many_max_arguments_parse_at_once():
+    """sympy's evaluated Max compares every pair of arguments while the node is built (6 s for 60
+    tanh terms, before the audit's budget starts): the parser builds Min/Max unevaluated."""
+    start = time.perf_counter()
+    e = parse_loss("Max(" + ",".join(f"tanh({k}*s)" for k in range(1, 75)) + ")")
+    assert time.perf_counter() - start < 1.0 and len(e.args) == 74
+    assert parse_loss("Max(1, 1/2)*s**2/2") == parse_loss("s**2/2")  # numbers are still compared
+    assert run("Max(1, 1/2)*log(cosh(s))")["A1"]["verdict"] == "proved"
+
+
+def test_a_value_just_above_one_is_printed_above_one():
+    """|ℓ'| = 1 + 1.4e-36 at the witness: the message shows the digits that make it exceed 1."""
+    j = run("Min(s**2/2, Abs(s) - 1/2 + 10**-12)")
+    lip = j["A1"]["parts"]["lipschitz_1"]
+    assert lip["verdict"] == "refuted"
+    shown = lip["summary"].split("=")[1].split(">")[0].strip()
+    with mpmath.workdps(60):
+        assert mpmath.mpf(shown) > 1
+
+
+def test_a_loss_too_large_to_evaluate_is_not_called_non_real():
+    from verify.audit import AuditInputError
+    with pytest.raises(AuditInputError, match="beyond 1e300"):
+        audit("exp(exp(exp(s)))", confirm=False)
+
+
+@pytest.mark.parametrize("expr", [
+    "Piecewise((log(cosh(s)), Abs(s) < 3), (log(cosh(s)) + 1, Abs(s) <= 3), (log(cosh(s)), True))",
+    "Piecewise((log(cosh(s)) + 1, And(s >= 3, s <= 3)), (log(cosh(s)), True))",
+    "Piecewise((5, Abs(s) <= 0), (log(cosh(s)), True))",
+])
+def test_a_branch_holding_at_one_break_point_is_checked_there(expr):
+    """Cells are open: the value at a break point itself (a branch that holds only there) is
+    compared with the limits and with ℓ(−b); the loss is discontinuous, so no part of A1 that
+    needs continuity is proved."""
+    j = run(expr)
+    p = parts(j)
+    assert p["convex"] == "refuted" and p["lipschitz_1"] == "refuted"
+    assert "discontinuous" in j["A1"]["parts"]["convex"]["summary"]
+    if "s >= 3" in expr:
+        assert p["even"] == "refuted"
+    if "5," in expr:
+        assert p["c2_near_0"] == "refuted" and p["curvature_at_0_is_1"] == "refuted"
+    assert j["A1"]["verdict"] == "refuted"
+
+
+def test_a_tail_cell_is_signed_as_part_of_the_half_line():
+    """ℓ'' = 1 − tanh² on (3, ∞): sympy cannot sign 1 − tanh(3 + t)², but it can for every t > 0."""
+    j = run("Piecewise((log(cosh(s)), Abs(s) < 3), (log(cosh(s)) + Abs(s) - 3, True))")
+    assert parts(j)["convex"] == "proved"
+
+
+@pytest.mark.parametrize("expr, part", [
+    ("Piecewise((s**2/2, Abs(s) < 1 - 10**-200), (Abs(s) - 1/2, True))", "convex"),     # ℓ jumps by 5e-401
+    ("Piecewise((s**2/2, Abs(s) < 1), (Abs(s) - 1/2 + 10**-100, True))", "lipschitz_1"),
+    ("Piecewise((s**2/2, Abs(s) <= 1), (Abs(s)*(1 - 10**-60) - 1/2 + 10**-60, True))", "convex"),  # ℓ' down 1e-60
+])
+def test_jumps_below_any_numeric_tolerance_are_not_continuity(expr, part):
+    """A jump smaller than the 1e-25 numeric threshold is still a jump: never proved continuous or
+    convex from a tolerance; refuted from the exact one-sided limits of exact cells."""
+    j = run(expr)
+    assert parts(j)[part] == "refuted" and j["A1"]["verdict"] == "refuted"
+    assert j["A1"]["parts"][part]["method"] == "exact"
+
+
+def test_evenness_is_not_supported_by_samples_that_miss_a_bump(full_budget):
+    """An asymmetric bump of width 1e-6 at s = 1/3 (ℓ''(0) = 1 kept): sympy does not close the
+    identity and no sample meets the bump, so evenness is inconclusive, not supported (~60 s)."""
+    j = run("log(cosh(s)) + s**6*exp(-(s-1/3)**2*10**12)")
+    assert parts(j)["even"] == "inconclusive" and "cannot exclude" in j["A1"]["parts"]["even"]["summary"]
+    assert j["A1"]["verdict"] not in OK

@@ -237,6 +237,11 @@ class _Builder:
                 v = _number_value(args[0])
                 if v is None or abs(v) > MAX_GROWTH_ARG:
                     raise _reject(text, node, f"{name} of a constant beyond ±{MAX_GROWTH_ARG:g} is too large")
+            if name in ("Min", "Max") and not all(a.is_number for a in args):
+                # unevaluated: sympy's Max/Min compares every pair of arguments when it builds the
+                # node (6 s for 60 tanh terms, before any time budget applies); the audit resolves
+                # Min/Max itself, cell by cell
+                return fn(*dict.fromkeys(args), evaluate=False) if len(set(args)) > 1 else args[0]
             return fn(*args)
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             raise _reject(text, node, "a comparison is only allowed as a Piecewise condition")

@@ -33,9 +33,10 @@ Method, strongest first (each part says which one decided it):
    [0, c] bounds the quotient without cancellation. Tails: s ≥ 1 uses |ℓ'| ≤ 1 (ℓ'(s)/s ≤ 1/s),
    and (A3) beyond C^(-1/β) uses 0 ≤ ℓ'(s)/s. All sympy steps and the interval certificates run
    under time budgets; when one runs out the audit says so in ``notes``;
-3. *numeric* (``supported``, last resort): 40-digit mpmath evaluation on a grid of every cell (from
-   10⁻⁸ to 10⁸, refined around the worst value), so cancellation near 0 does not fake a constant
-   (spec §7 N5); the summary states the number of points.
+3. *numeric* (last resort): 40-digit mpmath evaluation on a grid of every cell (from 10⁻⁸ to 10⁸,
+   refined around the worst value), so cancellation near 0 does not fake a constant (spec §7 N5);
+   it finds witnesses, but a part it alone backs is ``inconclusive`` (samples cannot exclude a
+   narrow bump between them), the summary stating the number of points.
 
 A refutation always carries a witness s and the violated value, re-evaluated at 60 digits from the
 whole expression (the branch chosen at s itself) before it is printed. The whole audit runs under

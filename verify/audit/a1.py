@@ -20,6 +20,23 @@ def _witness_point(p: Any) -> Any:
     return float(mpmath.nstr(p, 17)) if isinstance(p, mpmath.mpf) else float(p)
 
 
+def shown_beyond(v: Any, bound: Any = 1) -> str:
+    """v printed with enough digits (8 at least) to read on the same side of ``bound`` as it is:
+    1.0000014 is not "1.0 > 1"."""
+    v = mpmath.mpf(v)
+    for n in (8, 12, 16, 24, 32, 45):
+        txt = mpmath.nstr(v, n)
+        if (mpmath.mpf(txt) > bound) == (v > bound) and (mpmath.mpf(txt) < bound) == (v < bound):
+            return txt
+    return mpmath.nstr(v, 45)
+
+
+def shown_point(w: Any) -> str:
+    """A witness s with enough digits to tell it from its 8-digit rounding (1 + 1e-36 is not "1.0")."""
+    w = _mp(w) if isinstance(w, sp.Basic) else mpmath.mpf(w)
+    return shown_beyond(w, mpmath.mpf(mpmath.nstr(w, 8)))
+
+
 WITNESS_DPS = 60   # digits at which every witness is re-evaluated before it is printed
 _EPS = mpmath.mpf(10) ** -25
 
@@ -102,6 +119,24 @@ def _a1_even(L: _Exact) -> Part:
         f, g = getattr(c, which), getattr(mirror, which)
         if not (c.exact and mirror.exact) or _is_zero((f + sgn * g.subs(S, -S)).subs(S, T)) is not True:
             all_proved = False
+    # the break points themselves (cells are open): ℓ(b) against ℓ(−b), the branch chosen at each
+    # (given ℓ', a value at one point does not change ℓ)
+    for b in ([] if L.derivative else L.breakpoints):
+        if not b > 0:
+            continue
+        a, m = L.pointwise(which, b, WITNESS_DPS), L.pointwise(which, -b, WITNESS_DPS)
+        if a is None or m is None:
+            all_proved = False
+            continue
+        d = a + sgn * m
+        if abs(d) <= mpmath.mpf(10) ** -30 * (1 + abs(a)):
+            continue
+        if not b.is_Rational:  # the branch at an irrational b is chosen numerically: no witness
+            all_proved = False
+            continue
+        key = ("dl(s)+dl(-s)" if L.derivative else "l(s)-l(-s)")
+        return Part(REFUTED, f"{what} fails at the break point s = {sp.sstr(b)}: {key} = {mpmath.nstr(d, 8)}",
+                    {"witness": _num(b), "value": _num(d), "check": key, "witness_dps": WITNESS_DPS})
     # numeric witness search (always: a proof never coexists with a witness, but check anyway)
     worst, count = None, 0
     for c in L.cells:
@@ -129,8 +164,9 @@ def _a1_even(L: _Exact) -> Part:
         return Part(PROVED, f"{what}: exact identity on every cell (sympy)", {"method": "exact"})
     why = "sympy could not close the identity in its time budget" if L.cells_complete else \
         "the break points are not all known exactly"
-    return Part(SUPPORTED, f"{what}: no violation at {count} {DPS}-digit sample points ({why})",
-                {"method": "numeric", "dps": DPS, "points": count})
+    return Part(INCONCLUSIVE, f"{what} not proved ({why}); no violation at {count} {DPS}-digit sample "
+                "points, which cannot exclude a narrow asymmetric bump",
+                {"method": "numeric", "dps": DPS, "points": count, "sampled_only": True})
 
 
 def _cell_param(c: Cell) -> sp.Expr:
@@ -152,6 +188,11 @@ def _cell_nonneg(L: _Exact, c: Cell, e: sp.Expr, what: str) -> tuple[str, Any]:
         return "undecided", None
     par = _cell_param(c)
     if par is not None and _sign_symbolic(e.subs(S, par)) is True:
+        return "proved", None
+    # a cell of one sign: e >= 0 for every t > 0 covers it (1 − tanh(s)² on (3, ∞), where sympy
+    # cannot sign 1 − tanh(3 + t)²)
+    if (c.lo >= 0 and _sign_symbolic(e.subs(S, T)) is True) or \
+            (c.hi <= 0 and _sign_symbolic(e.subs(S, -T)) is True):
         return "proved", None
     zs = tuple(z for z in (c.lo, c.hi) if z.is_finite and z.is_Rational and _is_zero(e.subs(S, z)) is True)
     ok, w = certify_on(e, S, c.lo, c.hi, zeros=zs)
@@ -176,7 +217,7 @@ def _a1_convex(L: _Exact) -> Part:
         if st == "refuted":
             v = reverify(L, "d2l", w, lambda v: v < 0)
             if v is not None:
-                return Part(REFUTED, f"not convex: ℓ''({mpmath.nstr(_mp(w), 10)}) = {mpmath.nstr(v, 8)} < 0 "
+                return Part(REFUTED, f"not convex: ℓ''({shown_point(w)}) = {shown_beyond(v, 0)} < 0 "
                             "(arb certificate; re-evaluated at 60 digits)",
                             {"witness": _witness_point(w), "value": _num(v), "check": "l''(s) >= 0",
                              "method": "interval"})
@@ -192,7 +233,7 @@ def _a1_convex(L: _Exact) -> Part:
                 worst = (p, v2)
     if worst is not None:
         p, v = worst
-        return Part(REFUTED, f"not convex: ℓ''({mpmath.nstr(p, 8)}) = {mpmath.nstr(v, 8)} < 0",
+        return Part(REFUTED, f"not convex: ℓ''({mpmath.nstr(p, 8)}) = {shown_beyond(v, 0)} < 0",
                     {"witness": _witness_point(p), "value": _num(v), "check": "l''(s) >= 0",
                      "witness_dps": WITNESS_DPS})
     jumps = _jumps(L, "convex")
@@ -201,14 +242,18 @@ def _a1_convex(L: _Exact) -> Part:
     if all(s == "proved" for s in status) and L.cells_complete and jumps:
         return Part(PROVED, "ℓ'' >= 0 on every cell (sympy or arb certificate) and ℓ' does not jump "
                     "down at break points", {"method": "exact + interval"})
+    # no proof on some stretch: samples cannot exclude a narrow dip of ℓ'' between them (a bump
+    # of width 1e-6 at s = 100), so the part is inconclusive, with what was shown and what was not
     if "undecided" not in status and L.cells_complete and jumps:
-        return Part(SUPPORTED, f"ℓ'' >= 0 proved on |s| <= {R_CERT} (sympy / arb) and at every sample "
-                    f"point beyond: {_density(count, len(status))}", {"method": "interval + numeric",
-                                                                        "certified_range": R_CERT, "points": count})
+        return Part(INCONCLUSIVE, f"ℓ'' >= 0 proved on |s| <= {R_CERT} (sympy / arb) but not beyond (no "
+                    f"tail argument; no violation at {_density(count, len(status))}, which cannot exclude "
+                    "a narrow dip)", {"method": "interval + numeric", "certified_range": R_CERT,
+                                      "points": count, "sampled_only": True})
     why = ("the break points are not all known exactly" if not L.cells_complete else
            "no interval certificate on some cell (no rule, or out of budget)")
-    return Part(SUPPORTED, f"ℓ'' >= 0 at every sample point ({why}): {_density(count, len(status))}",
-                {"method": "numeric", "dps": DPS, "points": count})
+    return Part(INCONCLUSIVE, f"ℓ'' >= 0 not proved ({why}); no violation at {_density(count, len(status))}, "
+                "which cannot exclude a narrow dip", {"method": "numeric", "dps": DPS, "points": count,
+                                                      "sampled_only": True})
 
 
 def _jumps(L: _Exact, part: str) -> Part | bool:
@@ -232,6 +277,25 @@ def _jumps(L: _Exact, part: str) -> Part | bool:
                     return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)} (ℓ jumps by "
                                 f"{mpmath.nstr(c - a, 8)})",
                                 {"witness": _num(b), "value": _num(c - a), "check": "continuity of l"})
+                decided = False
+            elif _is_zero(vr - vl) is not True:
+                # equal to 40 digits but not provably: a jump of 5e-401 (a break point at
+                # 1 − 10⁻²⁰⁰) is still a jump, refuted from the exact limits of exact cells
+                if _is_zero(vr - vl) is False and left.exact and right.exact:
+                    what = "not convex" if part == "convex" else "not Lipschitz"
+                    gap = vr - vl
+                    return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)}: the exact one-sided "
+                                f"limits differ by {sp.sstr(gap) if sp.count_ops(gap) < 20 else sp.N(gap, 8)} "
+                                "(sympy)", {"witness": _num(b), "value": _num(gap), "check": "continuity of l",
+                                            "method": "exact"})
+                decided = False
+            else:
+                # the value at b itself (a branch that holds at the single point b, such as
+                # `Abs(s) <= 3` after `Abs(s) < 3`): cells are open, so b is checked on its own
+                point = _at_break_point(L, b, vl, part)
+                if isinstance(point, Part):
+                    return point
+                decided = decided and point
         if part != "convex":
             continue
         jl, jr = _limit(left.dl, S, b), _limit(right.dl, S, b)
@@ -245,7 +309,35 @@ def _jumps(L: _Exact, part: str) -> Part | bool:
                 return Part(REFUTED, f"not convex: ℓ' jumps down by {sp.N(-jump, 8)} at s = {sp.sstr(b)}",
                             {"witness": _num(b), "value": _num(jump), "check": "jump of l' >= 0"})
             decided = False
+        elif jump <= _EPS and _is_zero(jr - jl) is not True:
+            # a jump within 1e-25 of 0: its sign decides, exactly or not at all
+            neg = (jr - jl).is_negative
+            if neg is True and left.exact and right.exact:
+                return Part(REFUTED, f"not convex: ℓ' jumps down at s = {sp.sstr(b)} by the exact one-sided "
+                            f"limits (by {sp.N(jl - jr, 8)}, sympy)",
+                            {"witness": _num(b), "value": _num(jr - jl), "check": "jump of l' >= 0",
+                             "method": "exact"})
+            if neg is not False:
+                decided = False
     return decided
+
+
+def _at_break_point(L: _Exact, b: Any, limit: sp.Expr, part: str) -> Part | bool:
+    """ℓ(b) against its one-sided limit: a refuting Part when they differ (b rational, so the branch
+    chosen at b is decided exactly), True when they agree, False when it cannot be decided."""
+    v = L.pointwise("l", b, WITNESS_DPS)
+    if v is None:
+        return False
+    with mpmath.workdps(WITNESS_DPS):
+        gap = v - _mp(limit)
+    if abs(gap) <= mpmath.mpf(10) ** -30 * (1 + abs(v)):
+        return True
+    if not (isinstance(b, sp.Basic) and b.is_Rational):
+        return False  # the conditions at an irrational b are decided numerically: not a witness
+    what = "not convex" if part == "convex" else "not Lipschitz"
+    return Part(REFUTED, f"{what}: ℓ is discontinuous at s = {sp.sstr(b)}: ℓ({sp.sstr(b)}) = {mpmath.nstr(v, 12)}, "
+                f"its limit there is {mpmath.nstr(_mp(limit), 12)}",
+                {"witness": _num(b), "value": _num(gap), "check": "continuity of l"})
 
 
 def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | None]:
@@ -273,7 +365,7 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
             if st == "refuted":
                 v = reverify(L, "dl", w, lambda v: abs(v) > 1)
                 if v is not None:
-                    return Part(REFUTED, f"|ℓ'({mpmath.nstr(_mp(w), 10)})| = {mpmath.nstr(abs(v), 8)} > 1 "
+                    return Part(REFUTED, f"|ℓ'({shown_point(w)})| = {shown_beyond(abs(v))} > 1 "
                                 "(arb certificate; re-evaluated at 60 digits)",
                                 {"witness": _witness_point(w), "value": _num(v), "sup_abs_slope": _num(sup),
                                  "check": "|l'(s)| <= 1", "method": "interval"}), sup
@@ -289,7 +381,7 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
                 worst = (p, v2)
     if worst is not None:
         p, v = worst
-        return Part(REFUTED, f"|ℓ'({mpmath.nstr(p, 8)})| = {mpmath.nstr(abs(v), 8)} > 1",
+        return Part(REFUTED, f"|ℓ'({mpmath.nstr(p, 8)})| = {shown_beyond(abs(v))} > 1",
                     {"witness": _witness_point(p), "value": _num(v), "sup_abs_slope": _num(sup),
                      "check": "|l'(s)| <= 1", "witness_dps": WITNESS_DPS}), sup
     if sup is not None and sup.is_number and sup > 1:
@@ -298,7 +390,7 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
             p = sp.Integer(2) ** k
             v = reverify(L, "dl", p, lambda x: abs(x) > 1)
             if v is not None:
-                return Part(REFUTED, f"|ℓ'({p})| = {mpmath.nstr(abs(v), 8)} > 1 (lim |ℓ'| = {sup})",
+                return Part(REFUTED, f"|ℓ'({p})| = {shown_beyond(abs(v))} > 1 (lim |ℓ'| = {sup})",
                             {"witness": _num(p), "value": _num(v), "sup_abs_slope": _num(sup),
                              "check": "|l'(s)| <= 1"}), sup
         return Part(REFUTED, f"lim |ℓ'(s)| = {sup} > 1 as |s| → ∞",
@@ -311,14 +403,17 @@ def _a1_lipschitz(L: _Exact, convex: Part, even: Part) -> tuple[Part, sp.Expr | 
                     {"method": "exact + interval", "sup_abs_slope": _num(sup)}), sup
     lim = f"; lim |ℓ'| = {sup}" if sup is not None else ""
     if status and "undecided" not in status and jumps and L.cells_complete:
-        return Part(SUPPORTED, f"|ℓ'| <= 1 proved on |s| <= {R_CERT} (sympy / arb) and at every sample "
-                    f"point beyond: {_density(count, len(status) // 2)}{lim}",
+        return Part(INCONCLUSIVE, f"|ℓ'| <= 1 proved on |s| <= {R_CERT} (sympy / arb) but not beyond (no "
+                    f"tail argument; no violation at {_density(count, len(status) // 2)}, which cannot "
+                    f"exclude a narrow bump){lim}",
                     {"method": "interval + numeric", "certified_range": R_CERT, "points": count,
-                     "sup_abs_slope": _num(sup)}), sup
+                     "sup_abs_slope": _num(sup), "sampled_only": True}), sup
     why = ("the break points are not all known exactly" if not L.cells_complete else
            "no interval certificate on some cell (no rule, or out of budget)")
-    return Part(SUPPORTED, f"|ℓ'| <= 1 at every sample point ({why}): {_density(count, max(len(status) // 2, 1))}{lim}",
-                {"method": "numeric", "dps": DPS, "points": count, "sup_abs_slope": _num(sup)}), sup
+    return Part(INCONCLUSIVE, f"|ℓ'| <= 1 not proved ({why}); no violation at "
+                f"{_density(count, max(len(status) // 2, 1))}, which cannot exclude a narrow bump{lim}",
+                {"method": "numeric", "dps": DPS, "points": count, "sup_abs_slope": _num(sup),
+                 "sampled_only": True}), sup
 
 
 def _a1_c2(L: _Exact) -> tuple[Part, Part, sp.Expr | None]:
@@ -383,6 +478,16 @@ def _a1_c2(L: _Exact) -> tuple[Part, Part, sp.Expr | None]:
         why = (f"the one-sided limits of {name} at 0 ({a}, {b}) could not be compared exactly"
                if not differs else f"{name} seems to jump at 0 by the cell formulas, but not pointwise")
         return Part(INCONCLUSIVE, why, data), Part(INCONCLUSIVE, "ℓ''(0) unknown: " + why, data), None
+    if L.l is not None and 0 in L.breakpoints:
+        lim0 = _limit(R.l.subs(S, T), T, 0)
+        point = _at_break_point(L, sp.Integer(0), lim0, "c2") if lim0 is not None else False
+        if isinstance(point, Part):  # ℓ(0) differs from its limit: not even continuous at 0
+            why = point.summary.split(": ", 1)[1]
+            return (Part(REFUTED, f"ℓ is not C² near 0: {why}", {**data, **point.data}),
+                    Part(REFUTED, f"ℓ''(0) does not exist: {why}", {**data, **point.data}), None)
+        if point is not True:
+            why = "ℓ(0) could not be compared with its limit at 0"
+            return Part(INCONCLUSIVE, why, data), Part(INCONCLUSIVE, "ℓ''(0) unknown: " + why, data), None
     k = d2p
     c2 = Part(PROVED if L.cells_complete else SUPPORTED,
               "ℓ' and ℓ'' have equal finite one-sided limits at 0 (sympy), so ℓ is C² near 0",

@@ -227,9 +227,9 @@ def _a2_local_raw(L: _Exact, side: _Side) -> dict:
         found = _numeric_c(L, side, beta, cands)
     if found is not None:
         c = found
-        out.update(c=c, method="numeric", verdict=SUPPORTED,
+        out.update(c=c, method="numeric", verdict=INCONCLUSIVE, sampled_only=True,
                    summary=f"(1 − ℓ'(s)/s)/|s|^{sp.sstr(beta)} >= {c} at 81 high-precision points of "
-                   f"(0, {c}] (no interval certificate)")
+                   f"(0, {c}], not proved (no interval certificate; samples cannot exclude a narrow bump)")
         return out
     out.update(verdict=INCONCLUSIVE, summary=f"leading term {sp.sstr(a)}|s|^{sp.sstr(beta)} but no "
                "candidate c could be checked")
@@ -293,6 +293,14 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
                 dl_t = c.dl.subs(S, sgn * T)
                 g = _simplify(1 - dl_t / (sgn * T))
                 nn = _sign_symbolic(g)
+                if nn is not True and a > 0:
+                    # sympy's sign rules on exactly this piece, t = a + (b − a)·r/(1 + r) with r > 0
+                    # ((s − 1/2)³/s on (1/2, 1) is >= 0 there, not for every t > 0)
+                    piece = g.subs(T, a + (b - a) * T / (1 + T))
+                    if _sign_symbolic(piece) is True:
+                        if _sign_symbolic(piece, strict=True) is not True:
+                            strict = False
+                        continue
                 if nn is True:
                     if _sign_symbolic(g, strict=True) is not True:
                         strict = False
@@ -348,13 +356,16 @@ def _ratio_global(L: _Exact, lip: Part, local_c: Any, local_verdict: str, beta_i
         return Part(PROVED, "ℓ'(s)/s <= 1 for all s ≠ 0: exact or arb-certified on 0 < |s| <= 1 "
                     "(Taylor form at 0), and ℓ'(s)/s <= 1/|s| <= 1 beyond since |ℓ'| <= 1",
                     {**data, "method": "exact + interval"})
-    if cert_ok:
+    if cert_ok and lip.verdict in (PROVED, SUPPORTED):
         return Part(SUPPORTED, "ℓ'(s)/s <= 1 exact or arb-certified on 0 < |s| <= 1; beyond, ℓ'(s)/s <= 1/|s| "
                     f"needs |ℓ'| <= 1, which is {lip.verdict} (and no violation at the {DPS}-digit sample points)",
                     {**data, "method": "interval + numeric", "dps": DPS})
-    return Part(SUPPORTED, f"ℓ'(s)/s <= 1 at every {DPS}-digit sample point (10⁻⁸ … 10⁸; no certificate on some "
-                "cell of 0 < |s| <= 1)",
-                {**data, "method": "numeric", "dps": DPS})
+    # samples alone cannot exclude a narrow bump of ℓ' above s
+    where = ("no certificate on some cell of 0 < |s| <= 1" if not cert_ok else
+             f"certified on 0 < |s| <= 1, but beyond it ℓ'(s)/s <= 1/|s| needs |ℓ'| <= 1, which is {lip.verdict}")
+    return Part(INCONCLUSIVE, f"ℓ'(s)/s <= 1 not proved ({where}); no violation at the {DPS}-digit sample "
+                "points (10⁻⁸ … 10⁸), which cannot exclude a narrow bump",
+                {**data, "method": "numeric", "dps": DPS, "sampled_only": True})
 
 
 def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
@@ -457,9 +468,13 @@ def _a3(L: _Exact, beta: sp.Expr, sides: list, a1_sign_ok: bool) -> Part:
                             {**data, "C": _num(C), "C_exact": sp.sstr(C), "sharp": sharp,
                              "method": "exact + interval"})
     C = _nice_above(float(best) * 1.000001)
-    return Part(SUPPORTED, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} with C = {sp.sstr(C)} at every {DPS}-digit "
-                "sample point (no interval certificate)", {**data, "C": _num(C), "C_exact": sp.sstr(C),
-                                                          "method": "numeric", "dps": DPS})
+    # samples cannot exclude a narrow dip of ℓ' that needs a larger C: an estimate, not a verdict
+    why = ("the sign of ℓ' is not proved" if not a1_sign_ok else
+           "the break points are not all exact" if not L.cells_complete else "no interval certificate")
+    return Part(INCONCLUSIVE, f"ℓ'(s)/s >= 1 − C|s|^{sp.sstr(beta)} with C = {sp.sstr(C)} at every {DPS}-digit "
+                f"sample point, not proved ({why}); samples cannot exclude a narrow dip needing a larger C",
+                {**data, "C": _num(C), "C_exact": sp.sstr(C), "method": "numeric", "dps": DPS,
+                 "sampled_only": True})
 
 
 def _exact_sup(h: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr | None:

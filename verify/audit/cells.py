@@ -374,8 +374,24 @@ class _Exact:
                 if which == "l" and self.derivative:
                     continue
                 if self.value(which, p) is None:
-                    raise AuditInputError(f"{name} is not a finite real number at s = {p}: the loss must "
-                                          "be real-valued and differentiable on the whole real line")
+                    raise AuditInputError(self._probe_failure(which, name, p))
+
+    def _probe_failure(self, which: str, name: str, p: sp.Rational) -> str:
+        """Why ℓ / ℓ' could not be evaluated at the probe point p: too large (exp(exp(exp(s)))),
+        or not a finite real number (log(s), sqrt(s))."""
+        c = self.cell_of(p)
+        try:
+            with mpmath.workdps(20):
+                v = c.fn(which)(_mp(p)) if c is not None else None
+            big = v is not None and mpmath.isfinite(v) and abs(mpmath.im(v)) <= _TINY * (1 + abs(v)) \
+                and abs(v) > 1e300
+        except Exception:
+            big = False
+        if big:
+            return (f"{name}({p}) has magnitude beyond 1e300: the audit evaluates ℓ and ℓ' in numbers of "
+                    "at most that size and cannot audit a loss that grows this fast")
+        return (f"{name} is not a finite real number at s = {p}: the loss must be real-valued and "
+                "differentiable on the whole real line")
 
     def cell_of(self, p: Any) -> Cell | None:
         for c in self.cells:

@@ -75,6 +75,8 @@ def check_out_path(path: str, force: bool) -> str | None:
     for target in (path, figure):
         if os.path.islink(target):
             return f"--out: {target!r} is a symbolic link; the audit does not write through links"
+        if os.path.isdir(target):  # --force replaces files, never a directory
+            return f"--out: {target!r} is a directory (the report needs it as a file)"
         if os.path.exists(target) and not force:
             return f"--out: {target!r} exists; pass --force to overwrite it"
     return None
@@ -115,7 +117,8 @@ def cli_main(argv: list[str]) -> int:
         try:
             result.save_markdown(args.out)
         except OSError as exc:
-            print(f"audit-loss: could not write {args.out!r}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"audit-loss: could not write {exc.filename or args.out!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
             return 2
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

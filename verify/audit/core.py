@@ -110,11 +110,18 @@ def _inc(reason: str) -> Part:
 
 
 def _cap(part: Part, exact_cells: bool) -> Part:
-    """A proof resting on the cells is at most supported when the break points are not all exact."""
-    if exact_cells or part.verdict != PROVED:
+    """A verdict resting on the cells is inconclusive when the break points are not all exact: the
+    cells then come from points sympy could not solve, so a branch may hold on an interval that no
+    sample point meets (cos(s²) > -0.999 selects slivers near s² = π, 3π, …); refutations stand
+    (their witnesses are re-verified pointwise from the whole expression)."""
+    if exact_cells or part.verdict not in (PROVED, SUPPORTED):
         return part
-    return Part(SUPPORTED, part.summary + " [at most supported: the break points are not all known "
-                "exactly, so the formulas are not proved on whole cells]", {**part.data, "capped": True})
+    return Part(INCONCLUSIVE, part.summary + " [inconclusive: " + NOT_EXACT + "]",
+                {**part.data, "capped": True, "capped_from": part.verdict})
+
+
+NOT_EXACT = ("the break points are not all known exactly, so a branch of the expression may hold on "
+             "intervals that no sample point meets")
 
 
 def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditResult:
@@ -124,8 +131,8 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
             "window": f"infinitely many or unsolved beyond |s| < {WINDOW}",
             "unknown": "sympy cannot solve a condition"}.get(L.scope, "a rational point inside a cell "
                                                              "could not be confirmed") +
-                     "): those cells are evaluated pointwise from the whole expression and no verdict "
-                     "is `proved`")
+                     "): those cells are evaluated pointwise from the whole expression, which can "
+                     "refute but not establish: no verdict is `proved` or `supported`")
     loss_info = {"expression": L.text, "derivative": L.derivative, "mode": "exact (sympy)",
                  "l": sp.sstr(L.l) if L.l is not None else None, "dl": sp.sstr(L.dl)[:400],
                  "breakpoints": [sp.sstr(b) for b in L.breakpoints]}
@@ -170,9 +177,9 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
                 return _finish(L, loss_info, A1, A2, A3, None, confirm, rescaling, notes, a1_verdict)
             info = _guarded("the (A2) exponent and constant c",
                             lambda r: {"beta": None, "verdict": INCONCLUSIVE, "summary": r}, _a2_local, L, sd)
-            if not ex and info.get("verdict") == PROVED:
-                info = dict(info, verdict=SUPPORTED, summary=info.get("summary", "") + " [at most supported: "
-                            "break points not all exact]")
+            if not ex and info.get("verdict") in (PROVED, SUPPORTED):
+                info = dict(info, verdict=INCONCLUSIVE, summary=info.get("summary", "") + " [inconclusive: "
+                            + NOT_EXACT + "]")
             sides_info.append((sd, info))
     betas = [i.get("beta") for _, i in sides_info]
     if cur.verdict == REFUTED:
@@ -183,26 +190,16 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
         A3 = {"verdict": NA, "summary": why, "C": None}
         if rescaling and "rescaled_beta" in rescaling:
             A2["beta_after_rescaling"] = rescaling["rescaled_beta"]
-        sub = resc_sub
         result = _finish(L, loss_info, A1, A2, A3, None, confirm, rescaling, notes, a1_verdict)
-        if sub is not None and rescaling["checked"]["ok"] and _holds(sub.A1["verdict"]) \
-                and _holds(sub.A2["verdict"]):
-            result.predictions = _rescaled_predictions(sub, rescaling)
-            if confirm:
-                conf = _guarded("the confirmation run", _conf_ran_out, _confirm_rescaled, L, resc_expr,
-                                rescaling, sub)
-                if conf is not None:
-                    conf["applies_to"] = (f"the rescaled loss {rescaling['rescaled']}; "
-                                          f"{rescaling['gd_correspondence']}")
-                    result.confirmation = conf
-        return result
+        return _adopt_rescaled(result, L, rescaling, resc_sub, resc_expr, confirm)
     local_verdicts = [i.get("verdict", PROVED if i.get("beta") == sp.oo else INCONCLUSIVE) for _, i in sides_info]
     A2: dict
     beta_json: Any = None
     a2_parts: dict = {}
     if any(b is None for b in betas):
         vs = [i.get("verdict", INCONCLUSIVE) for _, i in sides_info]
-        bad = next((i for _, i in sides_info if i.get("verdict") == REFUTED), sides_info[0][1])
+        bad = next((i for _, i in sides_info if i.get("verdict") == REFUTED),
+                   next((i for _, i in sides_info if i.get("beta") is None), sides_info[0][1]))
         A2 = {"verdict": weakest(*vs), "summary": bad.get("summary", ""), "beta": None, "c": None,
               **{k_: bad[k_] for k_ in ("witness", "value") if k_ in bad}}
         beta = None
@@ -263,7 +260,34 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
         part = _cap(_guarded("(A3)", _inc, _a3, L, beta if isinstance(beta, sp.Basic) else sp.nsimplify(beta),
                              [_SD(sd) for sd, _ in sides_info], sign_ok), ex)
         A3 = {"verdict": part.verdict, "summary": part.summary, **part.data}
-    return _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_verdict)
+    # with sup|ℓ'| > 1 (ℓ''(0) = 1) the rescaling is the one that carries the predictions, exactly as
+    # for ℓ''(0) ≠ 1: ℓ itself fails (A1), its normalisation ℓ̃ may not
+    adopt = resc_sub is not None and not _holds(a1_verdict)
+    result = _finish(L, loss_info, A1, A2, A3, beta_json, confirm and not adopt, rescaling, notes, a1_verdict)
+    if adopt:
+        result = _adopt_rescaled(result, L, rescaling, resc_sub, resc_expr, confirm)
+    return result
+
+
+def _adopt_rescaled(result: AuditResult, L: _Exact, rescaling: dict, sub: Any, resc_expr: Any,
+                    confirm: bool) -> AuditResult:
+    """Predictions (and the confirmation run) read off the normalised loss ℓ̃ when its own audit
+    establishes (A1) and (A2) and the rescaling is exact; otherwise ``result`` unchanged."""
+    if sub is None or not rescaling["checked"]["ok"] or not (_holds(sub.A1["verdict"])
+                                                            and _holds(sub.A2["verdict"])):
+        if confirm and result.confirmation is None:
+            result.confirmation = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2), and the "
+                                   "rescaled loss does not establish them either: not run"}
+        return result
+    result.predictions = _rescaled_predictions(sub, rescaling)
+    if confirm:
+        conf = _guarded("the confirmation run", _conf_ran_out, _confirm_rescaled, L, resc_expr,
+                        rescaling, sub)
+        if conf is not None:
+            conf["applies_to"] = (f"the rescaled loss {rescaling['rescaled']}; "
+                                  f"{rescaling['gd_correspondence']}")
+            result.confirmation = conf
+    return result
 
 
 def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_verdict) -> AuditResult:
@@ -366,7 +390,7 @@ def _rescaling(L: _Exact, k: sp.Expr, sup: sp.Expr, recurse: bool) -> dict:
                           "b >= sup|ℓ'|/ℓ''(0); the smallest b makes the slope tend to exactly 1. "
                           "The value-preserving ℓ(s/√k) (a = 1) is 1-Lipschitz only when sup|ℓ'| <= √k"),
            "gd_correspondence": (f"GD on ℓ(xy) with step η equals GD on ℓ̃(uv) with step η·{sp.sstr(sup)} "
-                                 f"under (u, v) = (x, y)/√{sp.sstr(b)}"),
+                                 f"under (u, v) = (x, y)/√({sp.sstr(b)})"),
            "checked": {"curvature_at_0": sp.sstr(k_new), "sup_slope": sp.sstr(sup_new),
                        "ok": bool(k_new == 1 and sup_new == 1)}}
     if recurse:

@@ -125,6 +125,8 @@ def _markdown(r: AuditResult, figure: str | None) -> str:
         lines.append("")
     p = j["predictions"]
     lines += ["## Predictions (ahn2023)", ""]
+    if p.get("applies_to"):
+        lines += [f"Applies to {p['applies_to']}.", ""]
     for k in ("gap_law", "gap_exponent", "bouncing_law"):
         if k in p:
             lines.append(f"- {k}: {_fmt(p[k])}")
@@ -197,6 +199,8 @@ def _text_summary(r: AuditResult) -> str:
         out.append(f"rescaling: {j['rescaling']['summary']}")
     p = j["predictions"]
     out.append(f"predictions: gap exponent {p.get('gap_exponent')}; bouncing {p.get('bouncing_law')}")
+    if p.get("applies_to"):
+        out.append(f"  applies to: {p['applies_to']}")
     if p.get("note"):
         out.append(f"  note: {p['note']}")
     out.append(f"  applicable: {', '.join(p.get('applicable_claims', [])) or 'none'}")
