@@ -74,6 +74,22 @@ def uses_with_status(claim: Claim, results: dict[str, Result], page_of: Callable
     return "; ".join(parts) if parts else "—"
 
 
+def used_by(claim: Claim, results: dict[str, Result]) -> tuple[list[Claim], list[Claim]]:
+    """Claims whose ``uses`` name this claim (or a prefix of it), split into interval-certified
+    instances of it (sub-claims ``<id>.…``, proved, with a CERT check) and the rest, in catalogue
+    order."""
+    by_id = {cid: r.claim for cid, r in results.items()}
+    users = [r.claim for r in results.values() if r.claim.id != claim.id
+             and any(claim in resolve_use(u, by_id) for u in r.claim.uses)]
+    certified = [u for u in users if u.id.startswith(claim.id + ".")
+                 and results[u.id].verdict == Status.PROVED and any(ch.kind == "CERT" for ch in u.checks)]
+    return certified, [u for u in users if u not in certified]
+
+
+def _linked(c: Claim, results: dict[str, Result], page_of: Callable[[Claim], str]) -> str:
+    return f"[{code_span(c.id)}]({page_of(c)}#{anchor(c.id)}) ({_short(results[c.id])})"
+
+
 def _short(result: Result) -> str:
     return "not checked" if result.claim.expect == "unchecked" else str(result.verdict)
 
@@ -149,6 +165,12 @@ def _claim_block(c: Claim, results, planted, figures, links, page_of, address) -
     if c.hypotheses:
         lines += ["Hypotheses: " + "; ".join(hypothesis_text(h) for h in c.hypotheses), ""]
     lines += ["Uses: " + uses_with_status(c, results, page_of), ""]
+    certified, others = used_by(c, results)
+    if certified:  # proofs of the statement on concrete instances, beside the empirical evidence
+        lines += ["Certified instances (interval-arithmetic proofs on concrete instances): "
+                  + ", ".join(_linked(u, results, page_of) for u in certified), ""]
+    if others:
+        lines += ["Used by: " + ", ".join(_linked(u, results, page_of) for u in others), ""]
     if c.notes:
         lines += [escape_markdown(round_numbers(c.notes.strip()), in_table=False), ""]
     lines += [render_evidence_markdown(r.evidence, data_link=own["data"],
