@@ -770,7 +770,7 @@ def thm2_stepsize_runs(budget: str) -> dict:
             L, B, _ = _lhat_bhat(p, b)
             c0 = np.array(THM2_C0)
             lanes = _dln.run_lanes(p, c0 / (L * B), b=None if b == p.n else b, seeds=j,
-                                   max_steps=300_000 if budget == "quick" else 1_000_000, tol_rel=1e-16)
+                                   max_steps=300_000 if budget == "quick" else 5_000_000, tol_rel=1e-16)
             runs = []
             for i in range(len(c0)):
                 miss = None
