@@ -853,8 +853,14 @@ PROP16 = Claim(
     status="theorem",
     trust="M",
     expect="supported",
-    notes="Printed conclusion; hypotheses [M]. E5 with n = 20, s = 3, β* = (1, −1, 1, 0, …). Quick "
-          "budget: base d = 30, 1 dataset × 4 batch seeds (full: d = 60, 2 datasets × 16 seeds). Runs "
+    notes="Printed conclusion; hypotheses [M]. E5 with n = 32, s = 3, β* = (1, −1, 1, 0, …). n is 32, not "
+          "spec E5's 20: the batch axis b = 1..n must span 1.5 decades for the engine's fit rules (20 gives "
+          "1.3); d scales with n to keep spec E5's d/n. Quick budget: base d = 48, 1 dataset × 4 batch "
+          "seeds (full: d = 96, 2 datasets × 16 seeds). Fitted axes (≥ 8 settings over ≥ 1.5 decades): "
+          "γσ²d = 0.4·2^{−k/2}, k = 0..10; b on a √2-geometric integer grid 1..32; α = 10^{−m}, "
+          "m = 2^{k/2}, k = 0..10 (ln(1/α) from 2.3 to 74); the d axis (2–3 values) is reported, not "
+          "fitted. Fits are read toward γ → 0, small b (the stochastic regime; near b = n the gain crosses "
+          "over to GD's) and α → 0. Runs "
           "stop at L ≤ 1e−5 L_0 (the project's stopping rule; the gain accrued after the stop is not counted). Slopes τ = 0.25; linear scaling rule: |ratio − 1| ≤ 2-standard-error band + 0.25.",
     checks=(
         Check("theta_ratio", _p16_theta, "RATE"),
