@@ -730,7 +730,7 @@ def _e5(budget: str):
             p = _dln.sparse_problem(E5_N, d, 3, a, seed=5000 + ds, teacher=(1.0, -1.0, 1.0))
             gamma = c0 / d                           # σ² = 1 (its effect is exact: .sigma)
             lanes = _dln.run_lanes(p, np.full(reps, gamma), b=b if b < E5_N else None,
-                                   seeds=np.arange(reps) + 31 * ds, max_steps=3_000_000, tol_rel=1e-5)
+                                   seeds=np.arange(reps) + 31 * ds, max_steps=10_000_000, tol_rel=1e-5)
             if not (lanes.status == _dln.CONVERGED).all():
                 vals.append(np.full(reps, np.nan))
             else:
