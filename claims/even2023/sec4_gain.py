@@ -697,8 +697,8 @@ def _e5_settings(budget: str):
     """One factor at a time around the base (b = 1, σ² = 1, α = 1e-2, c₀ = 0.1, γ = c₀ b/(σ²d)).
 
     Every fitted axis has >= 8 settings over >= 1.5 decades (the engine's fit rules): c₀ = γσ²d on
-    0.4·2^{-k/2} (11 values, 0.0125 … 0.4, all at or below the base-grid top 0.4 = γ_max's side of
-    E5); b on a √2-geometric integer grid 1 … n = 32; ln(1/α) on 2^{k/2}·ln 10, α = 1e-1 … 1e-32.
+    0.4·2^{-k/2} (11 values, 0.0125 … 0.4: extended downward, the top stays spec E5's 0.4, below
+    γ_max); b on a √2-geometric integer grid 1 … n = 32; ln(1/α) on 2^{k/2}·ln 10, α = 1e-1 … 1e-32.
     Quick budget: base d = 48, 1 dataset, 4 batch seeds; full: base d = 96, 2 datasets, 16 batch
     seeds (d/n = 1.5 and 3 as in spec E5's d = 30, 60 at n = 20). Each entry: (label, d, alpha, b,
     gamma·σ²d).
@@ -761,7 +761,7 @@ def _p16_axis(e: dict, kind: str) -> tuple[list, list]:
     return keys, [e[k]["d"] for k in keys]
 
 
-# the limit each fitted axis is read toward (fixed from the statement, not from data): the gain's
+# the limit each fitted axis is read toward (fixed from the statement's regime, not from data): the gain's
 # linear law in γ is a small-γ statement; 1/b is the stochastic regime b ≪ n (near b = n the
 # gain crosses over to GD's, .factor_n); ln(1/α) is the small-initialisation regime α → 0
 P16_TOWARD = {"gamma": "zero", "batch": "zero", "alpha": "infinity"}
