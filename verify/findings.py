@@ -160,7 +160,7 @@ def _constants(rows, anchor_of) -> list[str]:
                 for path, d in _walk(e.data):
                     if "predicted" in d and "leading_constant" in d:
                         out.append(f"| {_link(r.claim, anchor_of)}: {_cell(r.claim.title, 200)} | {r.verdict} | "
-                                   f"{path or e.check} | {_digits(d['leading_constant'])} ± "
+                                   f"{_code(path or e.check, 160)} | {_digits(d['leading_constant'])} ± "
                                    f"{format_number(d.get('leading_constant_stderr'))} | {_digits(d['predicted'])} | "
                                    f"{format_number(d.get('agreeing_digits'))} |")
         out.append("")
@@ -176,7 +176,7 @@ def _constants(rows, anchor_of) -> list[str]:
         out += ["| claim | check / part | leading constant | ± | what |", "|---|---|---|---|---|"]
         for r, e, path, d in consts:
             what = d.get("quantity") or d.get("slack_quantity") or d.get("estimator") or ""
-            out.append(f"| {_link(r.claim, anchor_of)} | {e.check}{'/' + path if path else ''} | "
+            out.append(f"| {_link(r.claim, anchor_of)} | {_code(e.check + ('/' + path if path else ''), 160)} | "
                        f"{_digits(d['leading_constant'])} | {format_number(d.get('leading_constant_stderr'))} | "
                        f"{_cell(what, 120)} |")
         out.append("")
@@ -201,7 +201,7 @@ def _tightness(rows, anchor_of) -> list[str]:
                 verdict = ("tight" if tight else "loose" if tight is not None else "—")
                 if d.get("loose_factor") is not None and not tight:
                     verdict += f" (by ≥ {format_number(d['loose_factor'])}×)"
-                out.append(f"| {_link(r.claim, anchor_of)} | {e.check}{'/' + path if path else ''} | "
+                out.append(f"| {_link(r.claim, anchor_of)} | {_code(e.check + ('/' + path if path else ''), 160)} | "
                            f"{_cell(d.get('slack_quantity', 'value/bound'), 120)} | [{format_number(d['slack_min'])}, "
                            f"{format_number(d['slack_max'])}] | {_cell(d.get('slack_at', '—'), 120)} | {verdict} |")
     return (out if n else ["### Tightness of the inequalities", "", "None in this selection."]) + [""]
