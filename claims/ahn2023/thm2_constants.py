@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import math
 
-import numba
 import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp
@@ -47,19 +46,9 @@ DETERMINED = 1e-3
 
 
 # ---------------------------------------------------------------- held-out β = 2 losses (not catalogue)
-@numba.njit(cache=True)
-def _k_gudermann(s, p):
-    return 2.0 * math.atan(math.tanh(0.5 * s))
-
-
-@numba.njit(cache=True)
-def _k_quarter_root(s, p):
-    return s * (1.0 + s * s) ** -0.25
-
-
-GUDERMANN = Loss(name="gudermann", dl=2 * sp.atan(sp.tanh(S / 2)), kernel=_k_gudermann, beta=2.0,
+GUDERMANN = Loss(name="gudermann", dl=2 * sp.atan(sp.tanh(S / 2)), beta=2.0,
                  notes="ℓ' = gd(s) = 2 atan(tanh(s/2)) = s − s³/6 + …; odd, bounded by π/2")
-QUARTER_ROOT = Loss(name="quarter_root", dl=S * (1 + S**2) ** sp.Rational(-1, 4), kernel=_k_quarter_root,
+QUARTER_ROOT = Loss(name="quarter_root", dl=S * (1 + S**2) ** sp.Rational(-1, 4),
                     beta=2.0, notes="ℓ' = s(1 + s²)^{-1/4} = s − s³/4 + …; odd, unbounded (grows like √s)")
 HELD_OUT = {"gudermann": GUDERMANN, "quarter_root": QUARTER_ROOT}
 
