@@ -4,7 +4,6 @@ their parameter ranges) against the audit's verdicts, and the laws ahn2023 predi
 from __future__ import annotations
 
 import math
-import os
 from typing import Any, Callable
 
 from .common import INCONCLUSIVE, PROVED, SUPPORTED
@@ -27,34 +26,15 @@ _ASSUMES_CACHE: dict = {}
 def catalogue_assumptions(package: str = "claims") -> dict[str, tuple[str, ...]]:
     """{claim id: assumes tags} for every catalogue claim that declares ``assumes``.
 
-    Read from the claim modules' syntax trees (``Claim(id="...", assumes=(...))`` with literal
-    values) instead of importing them: importing the whole catalogue costs seconds, an audit must
-    not. ``tests/test_audit.py`` checks that this agrees with the imported catalogue.
+    Read through :func:`verify.listing.summaries` (the claim modules' syntax trees, the same reader
+    ``verify list`` uses) instead of importing the catalogue: importing it costs seconds, an audit
+    must not. ``tests/test_audit.py`` checks that this agrees with the imported catalogue.
     """
-    import ast
-    import importlib.util
-    if package in _ASSUMES_CACHE:
-        return _ASSUMES_CACHE[package]
-    out: dict[str, tuple[str, ...]] = {}
-    spec = importlib.util.find_spec(package)
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    for root in roots:
-        for dirpath, _, files in sorted(os.walk(root)):
-            for fn in sorted(files):
-                if not fn.endswith(".py") or fn.startswith("_"):
-                    continue
-                with open(os.path.join(dirpath, fn), encoding="utf-8") as fh:
-                    tree = ast.parse(fh.read())
-                for node in ast.walk(tree):
-                    if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Claim"):
-                        continue
-                    kw = {k.arg: k.value for k in node.keywords}
-                    if "id" in kw and "assumes" in kw:
-                        tags = ast.literal_eval(kw["assumes"])
-                        if tags:
-                            out[ast.literal_eval(kw["id"])] = tuple(str(x) for x in tags)
-    _ASSUMES_CACHE[package] = out
-    return out
+    if package not in _ASSUMES_CACHE:
+        from ..listing import summaries
+        _ASSUMES_CACHE[package] = {c.id: tuple(str(x) for x in c.assumes)
+                                   for c in summaries(package) if c.assumes}
+    return _ASSUMES_CACHE[package]
 
 
 def _holds(verdict: str) -> bool:
