@@ -43,29 +43,20 @@ def is_near_miss(planted: Planted) -> bool:
 def fit_margin(data: Mapping[str, Any]) -> tuple[float, str] | None:
     """Margin of an ``asymptotic.rate`` (``slope`` vs ``predicted``) or ``asymptotic.bounded``
     (``growth_toward_limit`` vs ``tolerance``) evidence; None when the keys are missing."""
-    tol = data.get("effective_tolerance", data.get("tolerance"))
-    if tol is None:
+    # both fits decide on the whole interval estimate ± uncertainty (asymptotic.assess), so the
+    # margin is how far that interval lies outside the acceptance band
+    if "tolerance" not in data or "uncertainty" not in data:
         return None
-    tol = float(tol)
-    if "slope" in data and "predicted" in data:
-        # the engine decides on its estimate ± uncertainty (the near-limit slope when the local
-        # slopes drift): the margin is the distance of that whole interval from the band
-        slope = float(data.get("estimate", data["slope"]))
-        err = float(data.get("uncertainty", data.get("stderr", 0.0)))
-        pred = float(data["predicted"])
-        mode = data.get("mode", "equal")
-        shrink = err if "uncertainty" in data else 0.0
-        excess = {"equal": abs(slope - pred) - tol, "at_least": (pred - tol) - slope,
-                  "at_most": slope - (pred + tol)}[mode] - shrink
-        rel = {"equal": "=", "at_least": ">=", "at_most": "<="}[mode]
-        return excess, (f"fitted {slope:.4g} ± {err:.2g} vs claimed exponent {rel} {pred:.4g}, "
-                        f"tolerance {tol:.3g}: outside by {excess:.3g}")
-    if "growth_toward_limit" in data:
+    tol, err = float(data["tolerance"]), float(data["uncertainty"])
+    if "inside_band" in data:  # asymptotic.rate: distance of the estimate inside the band
+        excess = -float(data["inside_band"]) - err
+        rel = {"equal": "=", "at_least": ">=", "at_most": "<="}[data.get("mode", "equal")]
+        return excess, (f"fitted {float(data['estimate']):.4g} ± {err:.2g} vs claimed exponent {rel} "
+                        f"{float(data['predicted']):.4g}, tolerance {tol:.3g}: outside by {excess:.3g}")
+    if "growth_toward_limit" in data:  # asymptotic.bounded
         growth, side = float(data["growth_toward_limit"]), data.get("side")
-        err = float(data.get("uncertainty", data.get("stderr", 0.0)))
-        shrink = err if "uncertainty" in data else 0.0
         excess = {"upper": growth - tol, "lower": -growth - tol,
-                  "both": abs(growth) - tol}.get(side, abs(growth) - tol) - shrink
+                  "both": abs(growth) - tol}.get(side, abs(growth) - tol) - err
         return excess, (f"log-slope of the ratio toward the limit {growth:+.4g} ± {err:.2g}, "
                         f"tolerance {tol:.3g} ({side} bound): outside by {excess:.3g}")
     return None

@@ -153,8 +153,10 @@ class ClaimOutcome:
     worker: str
 
     def result(self, claim: Claim) -> Result:
-        parts = combine(self.evidence)[1] if self.evidence and claim.expect != "unchecked" else ()
-        return Result(claim, self.verdict, self.evidence, self.check_seconds, parts)
+        if claim.expect == "unchecked":  # recorded, not checked: no parts to combine
+            return Result(claim, self.verdict, self.evidence, self.check_seconds)
+        verdict, parts = combine(self.evidence)  # the verdict is derived, as in run_claim
+        return Result(claim, verdict, self.evidence, self.check_seconds, parts)
 
 
 _CLAIMS: dict[str, Claim] = {}
