@@ -164,7 +164,8 @@ def test_pytest_xdist_gives_the_serial_verdicts(tmp_path):
     (tmp_path / "claims" / "toy" / "sec1.py").write_text(TOY)
     serial, _ = _outcomes([], tmp_path)
     parallel, run = _outcomes(["-n", "2"], tmp_path)
-    assert "2 workers" in run.stdout or "gw1" in run.stdout
+    # xdist ran (its "created: 2/2 workers" line is not printed in every output mode; this one is)
+    assert "bringing up nodes" in run.stdout
     assert serial == parallel and len(serial) == 10
     assert "FAILED claims/toy/sec1.py::toy.lem3" in serial
     assert "FAILED claims/toy/sec1.py::toy.lem2#p1" in serial
