@@ -41,7 +41,8 @@ def bench_list_startup() -> dict:
                        "(fixed step count): 2 threads (run(parallel=True)); 1 thread and the "
                        "speed-up reported alongside")
 def bench_lane_threads() -> dict:
-    from .dynamics import _bench_losses, normalised_start, run
+    from .dynamics import normalised_start, run
+    from .dynamics.benchmarks import _bench_losses
 
     loss = _bench_losses()[0]
     lanes, steps = 1000, 20000
