@@ -24,7 +24,7 @@ from verify.nearmiss import near_miss
 from verify.theta import theta_by_slopes
 
 from . import PAPER, _dln, _implicit, _runs
-from .sec3_implicit_bias import THM2_C0, thm2_stepsize_runs
+from .sec3_implicit_bias import THM2_C0, thm2_c_near_miss, thm2_stepsize_runs
 
 NOT_RECOVERED = "display not recovered"
 
@@ -257,7 +257,8 @@ PROP3 = Claim(
           "a blown-up run refutes (it used to run at fractions of the measured threshold). .order is a logical "
           "consequence of .finite and def14 and cannot be tested on its own (c hidden).",
     checks=(Check("finite_below_threshold", _prop3_finite(False), "TRAJ"),),
-    planted=(Planted("p1", "Σ_k L(β_k) < ∞ for every γ", Check("p1_every_gamma", _prop3_finite(True), "TRAJ")),),
+    planted=(Planted("p1", "Σ_k L(β_k) < ∞ for every γ", Check("p1_every_gamma", _prop3_finite(True), "TRAJ")),
+             thm2_c_near_miss("p2", "Σ_k L(β_k) < ∞ (every run converges)")),
 )
 
 
