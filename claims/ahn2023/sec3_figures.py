@@ -476,10 +476,10 @@ def _fig4_check(name: str, planted: str | None = None):
             return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                            f"median sharpness over the last 50 steps {tail:.1f} vs 4/η = "
                            f"{2 * two_over_eta:.0f}", tail_median=tail, epsilon=FIG4_EPS, seed=_seed(ctx))
-        if planted == "p3":   # near miss: the end bound ≤ 2/η tightened by one tolerance, to (1 − ε)·2/η
-            bound = (1 - FIG4_EPS) * two_over_eta
+        if planted == "p3":   # near miss: the end bound ≤ 2/η tightened by two tolerances, to (1 − 2ε)·2/η
+            bound = (1 - 2 * FIG4_EPS) * two_over_eta
             return outcome(Status.SUPPORTED if sharp[-1] <= bound else Status.REFUTED,
-                           f"final sharpness {sharp[-1]:.1f} vs the planted bound (1 − ε)·2/η = {bound:.0f}",
+                           f"final sharpness {sharp[-1]:.1f} vs the planted bound (1 − 2ε)·2/η = {bound:.0f}",
                            sharpness_final=float(sharp[-1]), planted_bound=bound, seed=_seed(ctx))
         t_half = int(np.argmax(b <= 0.5 * b[-1]))    # b has made half of its 500-step drop
         t_90 = int(np.argmax(b <= 0.9 * b[-1]))
@@ -576,8 +576,9 @@ FIG4 = Claim(
     checks=(_fig4_check("sharpness_at_2_over_eta"),),
     planted=(Planted("p1", "sharpness ≤ 1/η throughout", _fig4_check("p1", "p1")),
              Planted("p2", "sharpness settles near 4/η", _fig4_check("p2", "p2")),
-             near_miss("p3", "near miss: the sharpness at the iterates ends at most (1 − ε)·2/η = 900 (the "
-                       "end bound ≤ 2/η tightened by one tolerance; measured ≈ 0.98·2/η)", _fig4_check("p3", "p3"),
+             near_miss("p3", "near miss: the sharpness at the iterates ends at most (1 − 2ε)·2/η = 800 (the "
+                       "end bound ≤ 2/η tightened by two tolerances; measured 0.92–0.98·2/η at seeds 0–9, so "
+                       "(1 − ε)·2/η would sit within the noise)", _fig4_check("p3", "p3"),
                        margin=lambda d: (d["sharpness_final"] / d["planted_bound"] - 1,
                                          f"final sharpness {d['sharpness_final']:.1f} exceeds the planted "
                                          f"bound {d['planted_bound']:.0f} by {d['sharpness_final'] / d['planted_bound'] - 1:.3g} "
@@ -596,7 +597,10 @@ FIG4 = Claim(
 # =========================================================================== Figure 8
 
 FIG8_EPS = 0.2
-FIG8_NEAR_MISS_EPS = 0.03   # a planted tolerance just below the measured worst gap (0.04–0.07, seeds 0–3)
+# near miss: the factor 2d² of the A-step of (5) off by 25 %, which moves the gap to about 1.2–1.45
+# tolerances (a tightened tolerance, e.g. 0.03, is no near miss: the true gap ranges over 0.027–0.085
+# at seeds 0–9, so it is refuted at some seeds only)
+FIG8_NEAR_MISS_A_MULT = 1.5
 
 
 @functools.lru_cache(maxsize=8)
@@ -609,14 +613,14 @@ def _fig8_runs(seed: int, init_var: str = "paper") -> dict:
     for eta in (2e-3, 2.5e-4):
         rec = net.gd_path(data, a0, eta, 500)
         out[eta] = {"net_b": rec[:, 2], "net_A": D * (rec[:, 0] + rec[:, 1])}
-        for key, kw in (("mm", {}), ("mm_d2", {"a_mult": 1.0}), ("mm_logi", {"loss": "logi"})):
+        for key, kw in (("mm", {}), ("mm_d2", {"a_mult": 1.0}), ("mm_logi", {"loss": "logi"}),
+                        ("mm_near", {"a_mult": FIG8_NEAR_MISS_A_MULT})):
             A, b = mm.mean_model_path(A0, eta, D, 500, **kw)
             out[eta][key + "_b"], out[eta][key + "_A"] = b, A
     return out
 
 
-def _fig8_check(name: str, variant: str = "mm", eps: float = FIG8_EPS):
-    """``eps``: the tracking tolerance (FIG8_EPS; a near miss tightens it)."""
+def _fig8_check(name: str, variant: str = "mm"):
     @check(name, "TRAJ")
     def run(ctx):
         runs = _fig8_runs(_seed(ctx))
@@ -629,7 +633,7 @@ def _fig8_check(name: str, variant: str = "mm", eps: float = FIG8_EPS):
                 err = float(np.max(np.abs(r["net_b"][:T1 + 1] - r[variant + "_b"][:T1 + 1])))
                 flips_net = int(np.sum(r["net_A"][1:51] * r["net_A"][:50] < 0))
                 flips_mm = int(np.sum(r[variant + "_A"][1:51] * r[variant + "_A"][:50] < 0))
-                good = err <= eps * scale
+                good = err <= FIG8_EPS * scale
                 if eta == 2e-3:
                     good &= 0.5 * flips_mm <= flips_net <= 2 * flips_mm + 1
                 ok &= good
@@ -638,13 +642,13 @@ def _fig8_check(name: str, variant: str = "mm", eps: float = FIG8_EPS):
                                                 "A_flips_first50_model": flips_mm,
                                                 "b_net_T1": float(r["net_b"][T1]),
                                                 "b_model_T1": float(r[variant + "_b"][T1])}
-        info = {"runs": rows, "epsilon": eps, "A0": runs["A0"], "seed": _seed(ctx),
+        info = {"runs": rows, "epsilon": FIG8_EPS, "A0": runs["A0"], "seed": _seed(ctx),
                 "variant": variant, "max_ratio": max(r["ratio"] for r in rows.values())}
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{variant}: max_t≤T₁ |b_net − b_model| / |b_MM(T₁)| at η = 2e-3: "
                        + ", ".join(f"T₁={T}: {rows[f'eta=0.002,T1={T}']['ratio']:.3f}"
                                    for T in (50, 500))
-                       + f" (tolerance {eps:g}); below η* the gap stays under the same scale",
+                       + f" (tolerance {FIG8_EPS}); below η* the gap stays under the same scale",
                        **info)
     return run
 
@@ -703,11 +707,10 @@ FIG8 = Claim(
                      _fig8_check("p1", "mm_d2")),
              Planted("p2", "a mean model with ℓ_logi in place of ℓ_sym tracks equally well",
                      _fig8_check("p2", "mm_logi")),
-             near_miss("p3", f"near miss: the mean model tracks b_t within {FIG8_NEAR_MISS_EPS:g}·|b_MM(T₁)| (the "
-                       "tolerance tightened just below the measured worst gap, 0.04–0.07 at seeds 0–3)",
-                       _fig8_check("p3", eps=FIG8_NEAR_MISS_EPS),
+             near_miss("p3", f"near miss: a mean model with {FIG8_NEAR_MISS_A_MULT:g}d² in place of 2d² (25 % off) "
+                       "tracks within the same tolerance", _fig8_check("p3", "mm_near"),
                        margin=lambda d: (d["max_ratio"] / d["epsilon"] - 1,
-                                         f"largest gap {d['max_ratio']:.4f}·|b_MM(T₁)| vs the planted "
+                                         f"largest gap {d['max_ratio']:.4f}·|b_MM(T₁)| vs the tolerance "
                                          f"{d['epsilon']:g}: over by {d['max_ratio'] / d['epsilon'] - 1:.3g} "
                                          "(relative)") if "max_ratio" in d else None)),
     figures=(Figure("fig8_mean_model_vs_network", _draw_fig8),),
