@@ -662,9 +662,11 @@ def _obs1(planted: bool, c_obs: float = C_OBS):
         strict = {a: f"{sum(r['first_K0_reaching_strict'] is not None for r in rows if r['algorithm'] == a)}"
                      f"/{sum(r['algorithm'] == a for r in rows)}" for a in ("GD", "SGD b=1")}
         worst = min((r["best_cos_by_1pct"] for r in rows), default=float("nan"))
+        whose = " (project's threshold)" if c_obs == C_OBS else " (planted)"
         return outcome(Status.SUPPORTED if ok and rows else Status.REFUTED,
                        f"{len(rows)} E1 runs (γ ≥ γ̃_max/2, GD and SGD): cos(Gain, Gain^(K0)) ≥ c_obs = "
-                       f"{c_obs} at some K0 ≤ 1% of the run (worst run's best cosine by 1 %: {worst:.4f}): "
+                       f"{c_obs}{whose} at some K0 ≤ 1% "
+                       f"of the run (worst run's best cosine by 1 %: {worst:.4f}): "
                        f"{'all' if ok else 'not all'}; at the stricter {C_OBS_STRICT} (reported, not "
                        f"tested): {strict} runs", runs=rows, c_obs=c_obs, c_strict=C_OBS_STRICT,
                        runs_reaching_strict=strict, worst_best_cos_by_1pct=worst)
