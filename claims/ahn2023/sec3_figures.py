@@ -476,6 +476,11 @@ def _fig4_check(name: str, planted: str | None = None):
             return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                            f"median sharpness over the last 50 steps {tail:.1f} vs 4/η = "
                            f"{2 * two_over_eta:.0f}", tail_median=tail, epsilon=FIG4_EPS, seed=_seed(ctx))
+        if planted == "p3":   # near miss: the end bound ≤ 2/η tightened by two tolerances, to (1 − 2ε)·2/η
+            bound = (1 - 2 * FIG4_EPS) * two_over_eta
+            return outcome(Status.SUPPORTED if sharp[-1] <= bound else Status.REFUTED,
+                           f"final sharpness {sharp[-1]:.1f} vs the planted bound (1 − 2ε)·2/η = {bound:.0f}",
+                           sharpness_final=float(sharp[-1]), planted_bound=bound, seed=_seed(ctx))
         t_half = int(np.argmax(b <= 0.5 * b[-1]))    # b has made half of its 500-step drop
         t_90 = int(np.argmax(b <= 0.9 * b[-1]))
         inside = np.abs(sharp / two_over_eta - 1) <= FIG4_EPS
@@ -570,7 +575,14 @@ FIG4 = Claim(
     expect="supported",
     checks=(_fig4_check("sharpness_at_2_over_eta"),),
     planted=(Planted("p1", "sharpness ≤ 1/η throughout", _fig4_check("p1", "p1")),
-             Planted("p2", "sharpness settles near 4/η", _fig4_check("p2", "p2"))),
+             Planted("p2", "sharpness settles near 4/η", _fig4_check("p2", "p2")),
+             near_miss("p3", "near miss: the sharpness at the iterates ends at most (1 − 2ε)·2/η = 800 (the "
+                       "end bound ≤ 2/η tightened by two tolerances; measured 0.92–0.98·2/η at seeds 0–9, so "
+                       "(1 − ε)·2/η would sit within the noise)", _fig4_check("p3", "p3"),
+                       margin=lambda d: (d["sharpness_final"] / d["planted_bound"] - 1,
+                                         f"final sharpness {d['sharpness_final']:.1f} exceeds the planted "
+                                         f"bound {d['planted_bound']:.0f} by {d['sharpness_final'] / d['planted_bound'] - 1:.3g} "
+                                         "(relative)") if "planted_bound" in d else None)),
     figures=(Figure("fig4_sharpness", _draw_fig4),),
     notes="Recast reading: the iterates bounce across the valley (period 2), so the check "
           "measures the sharpness at the centre of the 2-cycle during the first half of the drop "
@@ -585,6 +597,10 @@ FIG4 = Claim(
 # =========================================================================== Figure 8
 
 FIG8_EPS = 0.2
+# near miss: the factor 2d² of the A-step of (5) off by 25 %, which moves the gap to about 1.2–1.45
+# tolerances (a tightened tolerance, e.g. 0.03, is no near miss: the true gap ranges over 0.027–0.085
+# at seeds 0–9, so it is refuted at some seeds only)
+FIG8_NEAR_MISS_A_MULT = 1.5
 
 
 @functools.lru_cache(maxsize=8)
@@ -597,7 +613,8 @@ def _fig8_runs(seed: int, init_var: str = "paper") -> dict:
     for eta in (2e-3, 2.5e-4):
         rec = net.gd_path(data, a0, eta, 500)
         out[eta] = {"net_b": rec[:, 2], "net_A": D * (rec[:, 0] + rec[:, 1])}
-        for key, kw in (("mm", {}), ("mm_d2", {"a_mult": 1.0}), ("mm_logi", {"loss": "logi"})):
+        for key, kw in (("mm", {}), ("mm_d2", {"a_mult": 1.0}), ("mm_logi", {"loss": "logi"}),
+                        ("mm_near", {"a_mult": FIG8_NEAR_MISS_A_MULT})):
             A, b = mm.mean_model_path(A0, eta, D, 500, **kw)
             out[eta][key + "_b"], out[eta][key + "_A"] = b, A
     return out
@@ -626,7 +643,7 @@ def _fig8_check(name: str, variant: str = "mm"):
                                                 "b_net_T1": float(r["net_b"][T1]),
                                                 "b_model_T1": float(r[variant + "_b"][T1])}
         info = {"runs": rows, "epsilon": FIG8_EPS, "A0": runs["A0"], "seed": _seed(ctx),
-                "variant": variant}
+                "variant": variant, "max_ratio": max(r["ratio"] for r in rows.values())}
         return outcome(Status.SUPPORTED if ok else Status.REFUTED,
                        f"{variant}: max_t≤T₁ |b_net − b_model| / |b_MM(T₁)| at η = 2e-3: "
                        + ", ".join(f"T₁={T}: {rows[f'eta=0.002,T1={T}']['ratio']:.3f}"
@@ -689,7 +706,13 @@ FIG8 = Claim(
     planted=(Planted("p1", "a mean model with d² in place of 2d² tracks equally well",
                      _fig8_check("p1", "mm_d2")),
              Planted("p2", "a mean model with ℓ_logi in place of ℓ_sym tracks equally well",
-                     _fig8_check("p2", "mm_logi"))),
+                     _fig8_check("p2", "mm_logi")),
+             near_miss("p3", f"near miss: a mean model with {FIG8_NEAR_MISS_A_MULT:g}d² in place of 2d² (25 % off) "
+                       "tracks within the same tolerance", _fig8_check("p3", "mm_near"),
+                       margin=lambda d: (d["max_ratio"] / d["epsilon"] - 1,
+                                         f"largest gap {d['max_ratio']:.4f}·|b_MM(T₁)| vs the tolerance "
+                                         f"{d['epsilon']:g}: over by {d['max_ratio'] / d['epsilon'] - 1:.3g} "
+                                         "(relative)") if "max_ratio" in d else None)),
     figures=(Figure("fig8_mean_model_vs_network", _draw_fig8),),
     notes="Step sizes 2e-3 (above η*) and 2.5e-4 (below; the paper does not state η). Paper "
           "initialisation (A₀ ~ N(0, d)). Below η* the gap is compared with the η = 2e-3 scale (a narrower "

@@ -815,11 +815,41 @@ def _thm2_c_too_large(c0: float):
                 r = _dln.run_lanes(p, [c0 / (L * B)], b=None if b == p.n else b, seeds=j, max_steps=100_000,
                                    tol_rel=1e-16)
                 if r.outcome(0) in ("blown_up", "hit_pm1"):
+                    # the witness's own divergence step, bracketed below c₀ (the margin of a near miss:
+                    # how far c₀ lies above the smallest non-convergent c found, hi of the bracket)
+                    br = _dln.locate_threshold(p, b=None if b == p.n else b, seed=j, lo=0.5 / (L * B),
+                                               hi=c0 / (L * B), rel=1e-2, lanes=8, max_steps=100_000,
+                                               tol_rel=1e-16)
                     return outcome(Status.REFUTED, f"witness: {p.label} b={b} at γ = {c0:g}/(L̂B̂) = "
-                                   f"{c0 / (L * B):.4g}: {r.outcome(0)}", c0=c0, problem=p.label, b=b,
-                                   outcome=r.outcome(0))
+                                   f"{c0 / (L * B):.4g}: {r.outcome(0)}; this problem stops converging at "
+                                   f"c ∈ [{br.lo * L * B:.4g}, {br.hi * L * B:.4g}]", c0=c0, problem=p.label,
+                                   b=b, outcome=r.outcome(0), witness_c_lo=br.lo * L * B,
+                                   witness_c_hi=br.hi * L * B)
         return outcome(Status.SUPPORTED, f"every problem converges at c₀ = {c0:g}", c0=c0)
     return run
+
+
+# near miss of thm2.family / prop3.finite: the largest c₀ of the tested grid, 1, raised to just above the
+# smallest measured γ̃_max·L̂·B̂ (≈ 1.85, GD on gauss(10, 25, 2) and E1 seed 1; at c₀ = 2 and 2.05 those
+# runs stall rather than diverge, at 2.1–2.2 the Gaussian one blows up)
+THM2_NEAR_MISS_C0 = 2.2
+
+
+def thm2_c_margin(d):
+    """Near-miss margin of a planted admissible c₀: relative excess of c₀ over the witness's own
+    divergence step (the bracket's upper end, so the margin is not overstated)."""
+    if "witness_c_hi" not in d:
+        return None
+    excess = d["c0"] / d["witness_c_hi"] - 1
+    return excess, (f"c₀ = {d['c0']:g} lies {excess:.3g} (relative) above the stepsize at which {d['problem']} "
+                    f"b={d['b']} stops converging, c ∈ [{d['witness_c_lo']:.4g}, {d['witness_c_hi']:.4g}]")
+
+
+def thm2_c_near_miss(tag: str, what: str):
+    return near_miss(tag, f"near miss: {what} at γ = c₀/(L̂B̂) with c₀ = {THM2_NEAR_MISS_C0:g} (the grid's largest "
+                     f"c₀ = 1 raised to ~20 % above the smallest measured γ̃_max·L̂·B̂ ≈ 1.85)",
+                     Check(f"{tag}_c_equals_{THM2_NEAR_MISS_C0:g}", _thm2_c_too_large(THM2_NEAR_MISS_C0), "TRAJ"),
+                     margin=thm2_c_margin)
 
 
 def _thm2_bitwise(ctx):
@@ -885,8 +915,9 @@ THM2 = Claim(
     planted=(Planted("p1", "γ_k ≤ c/L suffices with c independent of the data",
                      Check("p1_c_over_L", _thm2_planted("p1"), "TRAJ")),
              Planted("p2", "γ_k ≤ c/(B̂L̂²) suffices", Check("p2_c_over_BL2", _thm2_planted("p2"), "TRAJ")),
-             Planted("p3", "near miss: c = 4 is admissible (measured γ̃_max·L̂·B̂ ≈ 1.8–5.4)",
-                     Check("p3_c_equals_4", _thm2_c_too_large(4.0), "TRAJ"))),
+             Planted("p3", "c = 4 is admissible (measured γ̃_max·L̂·B̂ ≈ 1.8–5.4)",
+                     Check("p3_c_equals_4", _thm2_c_too_large(4.0), "TRAJ")),
+             thm2_c_near_miss("p4", "every problem converges to Theorem 1's limit")),
 )
 
 

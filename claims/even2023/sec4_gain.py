@@ -24,7 +24,7 @@ from verify.nearmiss import near_miss
 from verify.theta import theta_by_slopes
 
 from . import PAPER, _dln, _implicit, _runs
-from .sec3_implicit_bias import THM2_C0, thm2_stepsize_runs
+from .sec3_implicit_bias import THM2_C0, thm2_c_near_miss, thm2_stepsize_runs
 
 NOT_RECOVERED = "display not recovered"
 
@@ -257,7 +257,8 @@ PROP3 = Claim(
           "a blown-up run refutes (it used to run at fractions of the measured threshold). .order is a logical "
           "consequence of .finite and def14 and cannot be tested on its own (c hidden).",
     checks=(Check("finite_below_threshold", _prop3_finite(False), "TRAJ"),),
-    planted=(Planted("p1", "Σ_k L(β_k) < ∞ for every γ", Check("p1_every_gamma", _prop3_finite(True), "TRAJ")),),
+    planted=(Planted("p1", "Σ_k L(β_k) < ∞ for every γ", Check("p1_every_gamma", _prop3_finite(True), "TRAJ")),
+             thm2_c_near_miss("p2", "Σ_k L(β_k) < ∞ (every run converges)")),
 )
 
 
@@ -606,13 +607,15 @@ EQ26 = Claim(
 
 C_OBS = 0.85        # the project's threshold (no value printed; the display was not recovered)
 C_OBS_STRICT = 0.95  # a stricter reading, reported (not tested) alongside
+C_OBS_NEAR_MISS = 0.9  # near miss: c_obs raised to just above the measured worst run (≈ 0.865, quick budget)
 
 
 def _cos(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def _obs1(planted: bool):
+def _obs1(planted: bool, c_obs: float = C_OBS):
+    """``c_obs``: the cosine the shape must reach by 1 % of the run (C_OBS; a near miss raises it)."""
     def run(ctx):
         rows = []
         ok = True
@@ -634,7 +637,8 @@ def _obs1(planted: bool):
                 snaps = lanes.gain_snapshots[i]
                 js = [j for j in range(snaps.shape[0]) if 2 ** j <= K]
                 cos_k = {2 ** j: _cos(G, snaps[j]) for j in js}
-                early = [k for k, c in cos_k.items() if c >= C_OBS and k <= max(1, K // 100)]
+                early = [k for k, c in cos_k.items() if c >= c_obs and k <= max(1, K // 100)]
+                best_early = max(c for k, c in cos_k.items() if k <= max(1, K // 100))
                 strict = [k for k in early if cos_k[k] >= C_OBS_STRICT]
                 jl = max(j for j in js if 2 ** j <= K // 2)
                 late = G - snaps[jl]
@@ -646,6 +650,7 @@ def _obs1(planted: bool):
                              "steps": K, "first_K0_reaching_c_obs": min(early) if early else None,
                              "first_K0_reaching_strict": min(strict) if strict else None,
                              "cos_at_1pct": cos_k[max(k for k in cos_k if k <= max(1, K // 100))],
+                             "best_cos_by_1pct": best_early,
                              "cos_late_half": c_late, "cos_with_initial_gradient_sq": _cos(G, init)})
         if planted:   # "the late iterates set the shape" (on every run)
             late_min = min(r["cos_late_half"] for r in rows)
@@ -656,12 +661,15 @@ def _obs1(planted: bool):
                            c_obs=C_OBS)
         strict = {a: f"{sum(r['first_K0_reaching_strict'] is not None for r in rows if r['algorithm'] == a)}"
                      f"/{sum(r['algorithm'] == a for r in rows)}" for a in ("GD", "SGD b=1")}
+        worst = min((r["best_cos_by_1pct"] for r in rows), default=float("nan"))
+        whose = " (project's threshold)" if c_obs == C_OBS else " (planted)"
         return outcome(Status.SUPPORTED if ok and rows else Status.REFUTED,
                        f"{len(rows)} E1 runs (γ ≥ γ̃_max/2, GD and SGD): cos(Gain, Gain^(K0)) ≥ c_obs = "
-                       f"{C_OBS} (project's threshold) at some K0 ≤ 1% of the run: "
+                       f"{c_obs}{whose} at some K0 ≤ 1% "
+                       f"of the run (worst run's best cosine by 1 %: {worst:.4f}): "
                        f"{'all' if ok else 'not all'}; at the stricter {C_OBS_STRICT} (reported, not "
-                       f"tested): {strict} runs", runs=rows, c_obs=C_OBS, c_strict=C_OBS_STRICT,
-                       runs_reaching_strict=strict)
+                       f"tested): {strict} runs", runs=rows, c_obs=c_obs, c_strict=C_OBS_STRICT,
+                       runs_reaching_strict=strict, worst_best_cos_by_1pct=worst)
     return run
 
 
@@ -681,7 +689,15 @@ OBS1 = Claim(
           "recorded at K0 = 2^j; per-run cosines at 1% and of the last half's gain are in the evidence. "
           "Read at 0.95 ('largely fixed') the observation is not reproduced (even2023.obs1.printed).",
     checks=(Check("early_shape", _obs1(False), "TRAJ"),),
-    planted=(Planted("p1", "the late iterates set the shape", Check("p1_late", _obs1(True), "TRAJ")),),
+    planted=(Planted("p1", "the late iterates set the shape", Check("p1_late", _obs1(True), "TRAJ")),
+             near_miss("p2", f"near miss: the shape is fixed by 1 % of the run up to cos ≥ {C_OBS_NEAR_MISS} (c_obs "
+                       "raised to just above the measured worst run, ≈ 0.865)",
+                       Check("p2_c_obs_0_9", _obs1(False, C_OBS_NEAR_MISS), "TRAJ"),
+                       margin=lambda d: (d["c_obs"] - d["worst_best_cos_by_1pct"],
+                                         f"worst run's best cosine by 1 % of the run "
+                                         f"{d['worst_best_cos_by_1pct']:.4f} < planted c_obs = {d['c_obs']:g}: "
+                                         f"short by {d['c_obs'] - d['worst_best_cos_by_1pct']:.3g}")
+                       if "worst_best_cos_by_1pct" in d else None)),
 )
 
 
