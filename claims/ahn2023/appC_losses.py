@@ -22,11 +22,12 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._sec2_common import beta_constants, beta_loss, losses
+from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_constants, beta_loss, losses
 from claims.ahn2023.sec2_basics import (A2P_INPUTS, a2plus_property, a2plus_sharp_factor_property,
                                          a2plus_sharp_margin)
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.loss import S as LOSS_ARG  # the argument of the catalogue losses (real; S here is positive)
 from verify.nearmiss import near_miss
 
 MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
@@ -159,11 +160,11 @@ def _d4_at_0(expr):
 
 
 def _l_rsym(v):
-    return sp.log(2 * sp.cosh(v))
+    return RSYM.l.subs(LOSS_ARG, v)  # the catalogue's ℓ_rsym = log(2 cosh v)
 
 
 def _l_sqrt(v):
-    return sp.sqrt(1 + v**2)
+    return SQRT.l.subs(LOSS_ARG, v)  # the catalogue's ℓ_sqrt = sqrt(1 + v²)
 
 
 def _excess_property(args):
@@ -657,8 +658,8 @@ def _hub_a2_beta2(c):
 _c_sym, _b_sym, _t_sym = sp.symbols("c b t", positive=True)
 
 # ℓ_Hub' as a sympy Piecewise in a real variable, and the punctured line s != 0
-_HUB_DL = sp.Piecewise((_t_real, sp.Abs(_t_real) <= 1), (sp.sign(_t_real), True))
-_HUB_LOSS = sp.Piecewise((_t_real**2 / 2, sp.Abs(_t_real) <= 1), (sp.Abs(_t_real) - sp.Rational(1, 2), True))
+_HUB_DL = HUBER.dl.subs(LOSS_ARG, _t_real)
+_HUB_LOSS = HUBER.l.subs(LOSS_ARG, _t_real)
 _NONZERO = sp.Union(sp.Interval.open(-sp.oo, 0), sp.Interval.open(0, sp.oo))
 
 

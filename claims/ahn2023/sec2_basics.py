@@ -19,7 +19,7 @@ from claims.ahn2023 import PAPER
 from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_loss, gd_run, losses
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
-from verify.loss import Loss
+from verify.loss import S, Loss
 from verify.nearmiss import near_miss
 
 x, y, z, s = sp.symbols("x y z s", real=True)
@@ -49,7 +49,7 @@ def _undef_loss(u):
 
 
 def _rsym_loss(u):
-    return sp.log(2 * sp.cosh(u))
+    return RSYM.l.subs(S, u)  # the catalogue's ℓ_rsym = log(2 cosh u)
 
 
 def _odd(u):
@@ -109,7 +109,7 @@ def _l_rsym_def(u):
 
 
 def _l_sqrt(u):
-    return sp.sqrt(1 + u**2)
+    return SQRT.l.subs(S, u)  # the catalogue's ℓ_sqrt = sqrt(1 + u²)
 
 
 def _c_beta(b, exponent_shift=0):
