@@ -264,6 +264,8 @@ class Loss:
     def excess_mp(self, s: Any) -> mpmath.mpf:
         """ℓ(s) − ℓ(0) in mpmath to the full working precision (needs ``l``)."""
         s = mpmath.mpf(s)
+        if s == 0:
+            return mpmath.mpf(0)
         return cancellation_free(lambda: self._evaluator("excess", "mpmath")(s))
 
     def c_mp(self) -> mpmath.mpf:
