@@ -230,6 +230,11 @@ class Loss:
             out = np.asarray(self._np_dl(s), dtype=float)
         return np.broadcast_to(out, s.shape).copy() if out.shape != s.shape else out
 
+    @property
+    def _mp_dl(self) -> Callable:
+        """ℓ' as an mpmath function of an mpf (no conversion; :mod:`verify.dynamics.highprec` calls it)."""
+        return self._evaluator("dl", "mpmath")
+
     def dloss_mp(self, s: Any) -> mpmath.mpf:
         """ℓ'(s) in mpmath at the current working precision."""
         return self._evaluator("dl", "mpmath")(mpmath.mpf(s))
