@@ -379,7 +379,7 @@ class LossFamily:
     ordinary :class:`Loss` of the substituted expressions (exact constants, generated kernels); a
     Python float gives a member whose mpmath/float evaluators are the family's, lambdified once with
     θ as an argument (drawing many θ costs no sympy work); its own sympy forms are substituted on first
-    use only. ``name`` formats the member names (``{value}``).
+    use only. ``name`` and ``label`` format the members' (``{value}``; LaTeX of an exact value in ``label``).
     """
 
     def __init__(self, name: str, param: sp.Symbol, dl: Any, l: Any = None, beta: Any = None,
@@ -399,14 +399,16 @@ class LossFamily:
             self._evaluators[key] = sp.lambdify((S, self.param), _form(self, form), modules=modules)
         return self._evaluators[key]
 
-    def member_name(self, value: Any) -> str:
-        return self.name.format(value=f"{value:g}" if isinstance(value, float) else value)
+    def member_name(self, value: Any, template: str | None = None) -> str:
+        """``name`` (or ``template``) with ``{value}`` filled in (floats as ``%g``)."""
+        return (template or self.name).format(value=f"{value:g}" if isinstance(value, float) else value)
 
     def at(self, value: Any) -> Loss:
         """The member at θ = ``value`` (see the class docstring)."""
         if isinstance(value, float):
             beta = None if self.beta is None else float(self._evaluator("beta", "math")(0.0, value))
-            return Loss(self.member_name(value), family=self, parameter=value, beta=beta, label=self.label)
+            return Loss(self.member_name(value), family=self, parameter=value, beta=beta,
+                        label=self.member_name(value, self.label))
         exact = sp.Rational(value) if isinstance(value, (int, str)) else sp.sympify(value)
         if exact not in self._exact_members:
             sub = {self.param: exact}
@@ -414,7 +416,7 @@ class LossFamily:
                      for k in ("dl", "l", "c", "C", "beta")}
             beta = forms.pop("beta")
             self._exact_members[exact] = Loss(
-                self.member_name(exact), label=self.label, notes=self.notes,
+                self.member_name(exact), label=self.member_name(sp.latex(exact), self.label), notes=self.notes,
                 beta=None if beta is None else float(beta), family=self, parameter=exact, **forms)
         return self._exact_members[exact]
 

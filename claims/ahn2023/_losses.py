@@ -76,7 +76,7 @@ def _beta_forms(beta: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 
 BETA = LossFamily(
     "beta={value}", THETA, *_beta_forms(THETA), beta=THETA, c=c_beta(THETA), C=c_beta(THETA),
-    label=r"\ell_\beta",
+    label=r"\ell_{{\beta={value}}}",
     notes="def5.beta: ℓ_β' = s(1 − c_β|s|^β) for |s| < r_β, sgn s beyond; (A2) with β and c = c_β, "
           "(A3) with the sharp C = c_β (ex1.beta_a3)",
 )
