@@ -59,3 +59,43 @@ def test_beta_loss_constants_are_exact_and_c1():
     assert c_beta(sp.Integer(2)) == sp.Rational(4, 27) and r_beta(sp.Integer(2)) == sp.Rational(3, 2)
     with pytest.raises(ValueError):
         beta_loss(1)
+
+
+# ------------------------------------------------------------------ families (ℓ_β with β symbolic)
+def test_float_member_agrees_with_the_exact_member():
+    """β = 1.5 drawn as a float (family evaluators, β an argument) equals ℓ_{3/2} (substituted forms)."""
+    fl, ex = beta_loss(1.5), beta_loss("3/2")
+    assert fl.family is ex.family and fl.parameter == 1.5 and ex.parameter == sp.Rational(3, 2)
+    assert str(fl) == "beta=1.5" and fl.beta == ex.beta == 1.5
+    with mpmath.workdps(40):
+        for sv in ("-2.5", "-0.3", "1e-7", "0.9", "1.6"):
+            sv = mpmath.mpf(sv)
+            for f in ("dloss_mp", "d2loss_mp", "deficit_mp", "excess_mp"):
+                a, b = getattr(fl, f)(sv), getattr(ex, f)(sv)
+                assert abs(a - b) <= mpmath.mpf(10) ** -35 * (abs(b) + mpmath.mpf(10) ** -300), (f, sv)
+        assert abs(fl.c_mp() - ex.c_mp()) < mpmath.mpf(10) ** -38 and fl.C_mp() == fl.c_mp()
+    assert fl.dloss_scalar(0.4) == pytest.approx(float(ex.dloss(0.4)), rel=1e-15)
+    gap = (fl.dl - ex.dl).subs(S, sp.Rational(1, 3))  # the lazily substituted form (float β)
+    assert abs(float(gap)) < 1e-15
+
+
+def test_drawing_many_members_lambdifies_once():
+    fam = beta_loss(2.0).family
+    with mpmath.workdps(20):
+        beta_loss(2.0).dloss_mp(0.1), beta_loss(2.0).deficit_mp(0.1), beta_loss(2.0).c_mp()
+        n = len(fam._evaluators)
+        for b in np.linspace(1.01, 20, 50):
+            L = beta_loss(float(b))
+            L.dloss_mp(0.2), L.deficit_mp(0.2), L.c_mp()
+    assert len(fam._evaluators) == n  # no new lambdify per member
+
+
+def test_mpmath_differences_are_cancellation_free():
+    with mpmath.workdps(30):
+        s = mpmath.mpf("1e-200")
+        assert abs(RSYM.deficit_mp(s) / s**2 - mpmath.mpf(1) / 3) < 1e-25   # 1 − tanh(s)/s ~ s²/3
+        assert abs(SQRT.excess_mp(s) / s**2 - mpmath.mpf(1) / 2) < 1e-25    # sqrt(1+s²) − 1 ~ s²/2
+        assert HUBER.deficit_mp(mpmath.mpf("0.5")) == 0                      # an exact zero stays 0
+        assert beta_loss(3.0).d2loss_mp(0) == pytest.approx(1, abs=1e-12)   # |s|^β/s is 0/0 at 0
+        assert RSYM.d2loss_mp(60) > 0                                       # 1 − tanh² at 60: no cancellation to 0
+        assert RSYM.deficit_mp(0) == 0 and SYM.deficit_mp(0) == mpmath.mpf(3) / 4

@@ -13,14 +13,14 @@ from functools import lru_cache
 
 import sympy as sp
 
-from verify.loss import S, Loss
+from verify.loss import S, Loss, LossFamily
 
 s = S
 
 
 # ---------------------------------------------------------------- the catalogue (def5)
 RSYM = Loss(
-    name="rsym", label=r"\ell_{\mathrm{rsym}}", beta=2.0,
+    name="rsym", label=r"\ell_{\mathrm{rsym}}", beta=2.0, c=sp.Rational(1, 4), C=sp.Rational(1, 3),
     l=sp.log(2 * sp.cosh(s)), dl=sp.tanh(s),
     notes="def5.rsym: ℓ_rsym(s) = log(2 cosh s) = ℓ_sym(2s); ℓ' = tanh; (A2) with β = 2, c = 1/4",
 )
@@ -32,7 +32,7 @@ SYM = Loss(
 )
 
 SQRT = Loss(
-    name="sqrt", label=r"\ell_{\mathrm{sqrt}}", beta=2.0,
+    name="sqrt", label=r"\ell_{\mathrm{sqrt}}", beta=2.0, c=sp.Rational(2, 5), C=sp.Rational(1, 2),
     l=sp.sqrt(1 + s**2), dl=s / sp.sqrt(1 + s**2),
     notes="def5.sqrt: ℓ_sqrt(s) = sqrt(1 + s^2); (A2) with β = 2, c = 2/5",
 )
@@ -61,36 +61,37 @@ def r_beta(beta: sp.Expr) -> sp.Expr:
     return (beta + 1) / beta
 
 
-def _exact(beta) -> sp.Expr:
-    if isinstance(beta, sp.Basic):
-        return beta
-    if isinstance(beta, float):
-        return sp.nsimplify(beta, rational=True)
-    return sp.Rational(beta)
+THETA = sp.Symbol("beta", positive=True)
+"""The parameter β of the family ℓ_β."""
 
 
-@lru_cache(maxsize=None)
-def _beta_loss(beta: sp.Expr) -> Loss:
+def _beta_forms(beta: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(ℓ_β', ℓ_β) of def5.beta; ℓ_β(0) = 0 and continuity at |s| = r_β fix the affine tail."""
     c, r = c_beta(beta), r_beta(beta)
-    inner = s * (1 - c * sp.Abs(s) ** beta)
-    dl = sp.Piecewise((inner, s**2 < r**2), (sp.sign(s), True))
-    # ℓ_β(0) = 0 and continuity at |s| = r_β fix the affine tail
+    dl = sp.Piecewise((s * (1 - c * sp.Abs(s) ** beta), s**2 < r**2), (sp.sign(s), True))
     l_in = s**2 / 2 - c * sp.Abs(s) ** (beta + 2) / (beta + 2)
     l_out = sp.Abs(s) - r + (r**2 / 2 - c * r ** (beta + 2) / (beta + 2))
-    l = sp.Piecewise((l_in, s**2 < r**2), (l_out, True))
-    # every non-integer β gives the same compiled kernel (c_β, β, r_β² are its parameters)
-    return Loss(
-        name=f"beta={beta}", label=rf"\ell_{{\beta={sp.latex(beta)}}}", beta=float(beta),
-        l=l, dl=dl, notes=f"def5.beta with β = {beta}: c_β = {c}, r_β = {r}",
-    )
+    return dl, sp.Piecewise((l_in, s**2 < r**2), (l_out, True))
+
+
+BETA = LossFamily(
+    "beta={value}", THETA, *_beta_forms(THETA), beta=THETA, c=c_beta(THETA), C=c_beta(THETA),
+    label=r"\ell_{{\beta={value}}}",
+    notes="def5.beta: ℓ_β' = s(1 − c_β|s|^β) for |s| < r_β, sgn s beyond; (A2) with β and c = c_β, "
+          "(A3) with the sharp C = c_β (ex1.beta_a3)",
+)
+"""ℓ_β as one family: an exact β gives the loss of the substituted expressions (every non-integer β
+compiles to the same kernel, c_β, β, r_β² being its parameters); a float β (a hypothesis draw) gives a
+member evaluated from the family's forms with β as an argument."""
 
 
 def beta_loss(beta) -> Loss:
-    """ℓ_β (def5.beta), with β kept exact (a sympy Rational) where it is given as int/str/Rational."""
-    beta = _exact(beta)
+    """ℓ_β (def5.beta): exact (a sympy Rational) for int/str/Rational β, a float member for a float β."""
+    if not isinstance(beta, (float, sp.Basic)):
+        beta = sp.Rational(beta)
     if not (beta > 1):
         raise ValueError(f"ℓ_β needs β > 1, got {beta}")
-    return _beta_loss(beta)
+    return BETA.at(beta)
 
 
 CATALOGUE = {"rsym": RSYM, "sym": SYM, "sqrt": SQRT, "huber": HUBER, "logi": LOGI}

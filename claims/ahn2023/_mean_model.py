@@ -166,15 +166,19 @@ def mean_model_path(A0: float, eta: float, d: float, steps: int, a_mult: float =
                     loss: str = "sym"):
     """Trajectory (A_t, b_t), t = 0..steps, of (5) in float64.
 
-    ``a_mult`` is the factor in the A-step a_mult·d²η (2 in the paper); ``loss="logi"`` replaces
-    ℓ_sym' by ℓ_logi'(s) = -1/(1 + e^s) (both are planted variants for fig8)."""
+    ``a_mult`` is the factor in the A-step a_mult·d²η (2 in the paper); ``loss`` is a key of the loss
+    catalogue (:func:`claims.ahn2023._losses.loss_by_key`): ``"logi"`` replaces ℓ_sym' by
+    ℓ_logi'(s) = -1/(1 + e^s) (both are planted variants for fig8)."""
+    from claims.ahn2023._losses import loss_by_key
+
+    dl = loss_by_key(loss).dloss_scalar
     A = np.empty(steps + 1)
     b = np.empty(steps + 1)
     A[0], b[0] = A0, 0.0
     for t in range(steps):
         gb = float(g(b[t]))
         s = A[t] * gb
-        lp = 0.5 * math.tanh(0.5 * s) if loss == "sym" else -0.5 * (1.0 - math.tanh(0.5 * s))
+        lp = dl(s)
         A[t + 1] = A[t] - a_mult * d * d * eta * lp * gb
         b[t + 1] = b[t] - eta * lp * A[t] * float(g_prime(b[t]))
     return A, b

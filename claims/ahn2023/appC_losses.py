@@ -22,11 +22,12 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._sec2_common import beta_constants, beta_loss, losses
+from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_constants, beta_loss, losses
 from claims.ahn2023.sec2_basics import (A2P_INPUTS, a2plus_property, a2plus_sharp_factor_property,
                                          a2plus_sharp_margin)
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.loss import S as LOSS_ARG  # the argument of the catalogue losses (real; S here is positive)
 from verify.nearmiss import near_miss
 
 MP = types.SimpleNamespace(tanh=mpmath.tanh, sqrt=mpmath.sqrt, cosh=mpmath.cosh, num=mpmath.mpf)
@@ -159,17 +160,17 @@ def _d4_at_0(expr):
 
 
 def _l_rsym(v):
-    return sp.log(2 * sp.cosh(v))
+    return RSYM.l.subs(LOSS_ARG, v)  # the catalogue's ℓ_rsym = log(2 cosh v)
 
 
 def _l_sqrt(v):
-    return sp.sqrt(1 + v**2)
+    return SQRT.l.subs(LOSS_ARG, v)  # the catalogue's ℓ_sqrt = sqrt(1 + v²)
 
 
 def _excess_property(args):
     loss, sv = args
     with mpmath.workdps(50):
-        e = loss.excess(sv)
+        e = loss.excess_mp(sv)
         ok = e >= 0 and (sv == 0 or e > 0)
         return bool(ok), {"loss": str(loss), "l(s)-l(0)": mpmath.nstr(e, 10)}
 
@@ -180,7 +181,7 @@ def _local_quadratic_growth(args, coef="0.515"):
     if sv == 0 or abs(sv) > 1:
         return sampling.SKIP
     with mpmath.workdps(50):
-        e = loss.excess(sv)
+        e = loss.excess_mp(sv)
         ratio = e / mpmath.mpf(sv) ** 2
         return bool(ratio >= mpmath.mpf(coef)), {"loss": str(loss), "excess_over_s2": float(ratio)}
 
@@ -188,7 +189,7 @@ def _local_quadratic_growth(args, coef="0.515"):
 def _quadratic_growth(args):
     loss, sv = args
     with mpmath.workdps(50):
-        return bool(loss.excess(sv) >= mpmath.mpf(sv) ** 2 / 2), {"loss": str(loss)}
+        return bool(loss.excess_mp(sv) >= mpmath.mpf(sv) ** 2 / 2), {"loss": str(loss)}
 
 
 _svals = st.one_of(st.just(0.0), st.floats(-50, 50), st.floats(-1e-6, 1e-6))
@@ -657,8 +658,8 @@ def _hub_a2_beta2(c):
 _c_sym, _b_sym, _t_sym = sp.symbols("c b t", positive=True)
 
 # ℓ_Hub' as a sympy Piecewise in a real variable, and the punctured line s != 0
-_HUB_DL = sp.Piecewise((_t_real, sp.Abs(_t_real) <= 1), (sp.sign(_t_real), True))
-_HUB_LOSS = sp.Piecewise((_t_real**2 / 2, sp.Abs(_t_real) <= 1), (sp.Abs(_t_real) - sp.Rational(1, 2), True))
+_HUB_DL = HUBER.dl.subs(LOSS_ARG, _t_real)
+_HUB_LOSS = HUBER.l.subs(LOSS_ARG, _t_real)
 _NONZERO = sp.Union(sp.Interval.open(-sp.oo, 0), sp.Interval.open(0, sp.oo))
 
 
@@ -732,8 +733,8 @@ def _beta_ratio_bounds(args):
         sv = mpmath.mpf(frac_) * rb * 3  # s in (0, 3 r_β]
         if sv == 0:
             return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
-        ok_a1 = loss.d2(sv) >= -mpmath.mpf(10) ** -40 and abs(loss.d(sv)) <= 1
-        ok_ratio = loss.one_minus_ratio(sv) >= 0
+        ok_a1 = loss.d2loss_mp(sv) >= -mpmath.mpf(10) ** -40 and abs(loss.dloss_mp(sv)) <= 1
+        ok_ratio = loss.deficit_mp(sv) >= 0
         ok_branch = c < rb and c < 1 and c <= 1 / (b + 1)
         data = {"beta": b, "s": mpmath.nstr(sv, 12), "c_beta": mpmath.nstr(c, 12), "r_beta": mpmath.nstr(rb, 12)}
         return bool(ok_a1 and ok_ratio and ok_branch), data
@@ -748,7 +749,7 @@ def _beta_a2_scaled(args, factor="1.03"):
         sv = c * mpmath.mpf(frac_)
         if sv == 0:
             return sampling.SKIP
-        lhs, rhs = loss.one_minus_ratio(sv), mpmath.mpf(factor) * c * sv**b
+        lhs, rhs = loss.deficit_mp(sv), mpmath.mpf(factor) * c * sv**b
         return bool(lhs >= rhs), {"beta": b, "deficit_ratio": float(lhs / rhs)}
 
 
@@ -922,7 +923,7 @@ def _beta_a3_property(args, factor=1):
         sv = rb * 3 * mpmath.mpf(frac_)
         if sv == 0:
             return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
-        lhs, rhs = loss.one_minus_ratio(sv), c * factor * sv**b
+        lhs, rhs = loss.deficit_mp(sv), c * factor * sv**b
         tol = mpmath.mpf(10) ** -45 * rhs
         return bool(lhs <= rhs + tol), {"beta": b, "s": mpmath.nstr(sv, 12), "1-r": mpmath.nstr(lhs, 12),
                                         "C|s|^beta": mpmath.nstr(rhs, 12), "lhs_over_rhs": float(lhs / rhs)}
@@ -963,12 +964,12 @@ def _a2p_implies_a2(args):
     loss, frac_ = args
     with mpmath.workdps(50):
         c = loss.c_mp()
-        c1 = min(c, (c - loss.d(c)) / mpmath.mpf(1) ** (loss.beta + 1))
+        c1 = min(c, (c - loss.dloss_mp(c)) / mpmath.mpf(1) ** (loss.beta + 1))
         cp = min(c1, mpmath.mpf(1))
         sv = cp * mpmath.mpf(frac_)
         if sv == 0:
             return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
-        return bool(loss.one_minus_ratio(sv) >= cp * sv**loss.beta), {"loss": str(loss), "c'": mpmath.nstr(cp, 10)}
+        return bool(loss.deficit_mp(sv) >= cp * sv**loss.beta), {"loss": str(loss), "c'": mpmath.nstr(cp, 10)}
 
 
 FACT4 = Claim(

@@ -16,9 +16,10 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._sec2_common import HUB, RSYM, SQRT, Loss, beta_loss, gd_run, losses
+from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_loss, gd_run, losses
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
+from verify.loss import S, Loss
 from verify.nearmiss import near_miss
 
 x, y, z, s = sp.symbols("x y z s", real=True)
@@ -48,7 +49,7 @@ def _undef_loss(u):
 
 
 def _rsym_loss(u):
-    return sp.log(2 * sp.cosh(u))
+    return RSYM.l.subs(S, u)  # the catalogue's ℓ_rsym = log(2 cosh u)
 
 
 def _odd(u):
@@ -108,7 +109,7 @@ def _l_rsym_def(u):
 
 
 def _l_sqrt(u):
-    return sp.sqrt(1 + u**2)
+    return SQRT.l.subs(S, u)  # the catalogue's ℓ_sqrt = sqrt(1 + u²)
 
 
 def _c_beta(b, exponent_shift=0):
@@ -274,7 +275,7 @@ def _a1_holds(args, lipschitz=1):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
-        d, dm, d2 = loss.d(sv), loss.d(-sv), loss.d2(sv)
+        d, dm, d2 = loss.dloss_mp(sv), loss.dloss_mp(-sv), loss.d2loss_mp(sv)
         ok = d2 >= 0 and abs(d) <= lipschitz and d == -dm and (sv == 0 or mpmath.sign(d) == mpmath.sign(sv))
         return bool(ok), {"loss": str(loss), "d": mpmath.nstr(d, 10), "d2": mpmath.nstr(d2, 10),
                           "abs_d": float(abs(d))}
@@ -323,7 +324,7 @@ def _a2_consequence(args, power=2, factor=1):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
-        d = loss.d(sv)
+        d = loss.dloss_mp(sv)
         ok = 0 <= d * sv <= factor * abs(sv) ** power
         return bool(ok), {"loss": str(loss), "l'(s)s": mpmath.nstr(d * sv, 10),
                           "ratio_to_s2": float(d * sv / sv ** 2) if sv != 0 else 0.0}
@@ -333,7 +334,7 @@ def _abs_d_le_s2(args):
     loss, sv = args
     with mpmath.workdps(40):
         sv = _mp(sv)
-        return bool(abs(loss.d(sv)) <= sv * sv), {"loss": str(loss)}
+        return bool(abs(loss.dloss_mp(sv)) <= sv * sv), {"loss": str(loss)}
 
 
 DEF6_A2 = Claim(
@@ -360,7 +361,7 @@ def _ratio_le_1(args, bound=1):
     if sv == 0:
         return sampling.SKIP  # s = 0 is outside the statement (s ≠ 0)
     with mpmath.workdps(40):
-        one_minus = loss.one_minus_ratio(sv)
+        one_minus = loss.deficit_mp(sv)
         return bool(one_minus >= 1 - bound), {"loss": str(loss), "ratio": float(1 - one_minus)}
 
 
@@ -386,8 +387,8 @@ DEF6_A2INF = Claim(
 def _a2p_margin(loss: Loss, R, sv, shrink=True):
     """1 − r(s) − c(R)|s|^β with c(R) = min{c, (c − ℓ'(c))/R^{β+1}} (fact4, valid when ℓ'' ≤ 1)."""
     c = loss.c_mp()
-    cR = min(c, (c - loss.d(c)) / _mp(R) ** (loss.beta + 1)) if shrink else c
-    return loss.one_minus_ratio(sv) - cR * abs(_mp(sv)) ** loss.beta, cR
+    cR = min(c, (c - loss.dloss_mp(c)) / _mp(R) ** (loss.beta + 1)) if shrink else c
+    return loss.deficit_mp(sv) - cR * abs(_mp(sv)) ** loss.beta, cR
 
 
 def a2plus_property(args, shrink=True):
@@ -406,7 +407,7 @@ def _grid_sharp_cR(loss: Loss, R):
     """min of (1 − r(s))/|s|^β over a log grid of (0, R] that includes s = R: an upper bound on the
     sharp c(R) = inf_{0<|s|<=R} (1 − r(s))/|s|^β (the infimum sits at s = R for the catalogue)."""
     grid = [_mp(R) * mpmath.mpf(10) ** (-6 + mpmath.mpf(6) * i / 60) for i in range(61)]
-    return min(loss.one_minus_ratio(sv) / sv ** loss.beta for sv in grid)
+    return min(loss.deficit_mp(sv) / sv ** loss.beta for sv in grid)
 
 
 def a2plus_sharp_factor_property(args, factor=1.03):
@@ -418,7 +419,7 @@ def a2plus_sharp_factor_property(args, factor=1.03):
         if sv == 0:
             return sampling.SKIP
         c_planted = factor * _grid_sharp_cR(loss, R)
-        local = loss.one_minus_ratio(sv) / abs(sv) ** loss.beta
+        local = loss.deficit_mp(sv) / abs(sv) ** loss.beta
         return bool(local >= c_planted), {"loss": str(loss), "R": R, "s": mpmath.nstr(sv, 12),
                                           "c_planted": mpmath.nstr(c_planted, 10),
                                           "shortfall": float(1 - local / c_planted)}
@@ -467,7 +468,7 @@ def _a3_property(args, factor=1.0):
     digits = 50 + int(2.5 * max(0.0, -math.log10(abs(sv))))
     with mpmath.workdps(digits):
         C = loss.C_mp() * factor
-        lhs = loss.one_minus_ratio(sv)  # cancellation-free (def6 audit note)
+        lhs = loss.deficit_mp(sv)  # cancellation-free (def6 audit note)
         rhs = C * abs(_mp(sv)) ** loss.beta
         # the sharp C is attained exactly at |s| = r_β (ex1.beta_a3): equality there is decided only
         # up to the working precision, so allow a relative slack of 10^-(digits-10)
@@ -595,7 +596,7 @@ def _lambda_max_y_axis():
 def _argmin_property(args):
     loss, xv, yv = args
     with mpmath.workdps(50):
-        e = loss.excess(_mp(xv) * _mp(yv))
+        e = loss.excess_mp(_mp(xv) * _mp(yv))
         on_axes = xv == 0 or yv == 0
         ok = (e == 0) if on_axes else (e > 0)
         return bool(ok), {"loss": str(loss), "f-min": mpmath.nstr(e, 10)}
@@ -604,7 +605,7 @@ def _argmin_property(args):
 def _diagonal_minimiser(args):
     loss, xv = args
     with mpmath.workdps(50):
-        e = loss.excess(_mp(xv) ** 2)
+        e = loss.excess_mp(_mp(xv) ** 2)
         return bool(e == 0), {"loss": str(loss), "f(x,x)-min": mpmath.nstr(e, 10)}
 
 
@@ -614,7 +615,7 @@ def _band_minimiser(args):
     loss, xv, yv = args
     with mpmath.workdps(50):
         sv = _mp(xv) * _mp(yv)
-        e = loss.excess(sv)
+        e = loss.excess_mp(sv)
         return bool(e == 0), {"loss": str(loss), "xy": mpmath.nstr(sv, 6), "f-min": mpmath.nstr(e, 10),
                               "excess_over_quadratic": float(e / (sv * sv / 2)) if sv != 0 else 0.0}
 
@@ -734,7 +735,7 @@ def _positivity_property(args, steps=40):
 
 def _pos_p3_inputs():
     # Huber, η in (1, 2), starts with s0 = x0 y0 > 1 (spec's witness family)
-    return st.tuples(st.just(HUB), st.floats(1.01, 1.99), st.floats(1.5, 10.0), st.floats(0.7, 0.99))
+    return st.tuples(st.just(HUBER), st.floats(1.01, 1.99), st.floats(1.5, 10.0), st.floats(0.7, 0.99))
 
 
 def _pos_violation(args, steps=40):
@@ -798,7 +799,7 @@ def _dmono_property(args, steps=40):
             xt, yt = traj[t]
             if D[t + 1] > D[t] + floor * (1 + yt * yt):
                 return False, {"t": t, "D_t": mpmath.nstr(D[t], 15), "D_t+1": mpmath.nstr(D[t + 1], 15)}
-            step_drop = (e * loss.d(xt * yt)) ** 2 * abs(D[t])
+            step_drop = (e * loss.dloss_mp(xt * yt)) ** 2 * abs(D[t])
             if step_drop > floor * 1e6 * (1 + yt * yt) and not D[t + 1] < D[t]:
                 return False, {"t": t, "strict_decrease_failed": True}
         return True
@@ -996,7 +997,7 @@ _TOL_DIGITS = 40
 def _one_step(loss, et, xv, yv):
     """(x_{t+1}, y_{t+1}, s_t) at 50 digits."""
     e, X, Y = _mp(et), _mp(xv), _mp(yv)
-    d = loss.d(X * Y)
+    d = loss.dloss_mp(X * Y)
     return X - e * d * Y, Y - e * d * X, X * Y
 
 
@@ -1033,7 +1034,7 @@ def _at_threshold(args, variant):
         e = _mp(et)
         Y = mpmath.sqrt(2 / e)
         X = _mp(sv) / Y
-        d = loss.d(X * Y)
+        d = loss.dloss_mp(X * Y)
         y1 = Y - e * d * X
         rhs = 2 / e - 2 * e**2 * X**2 * Y**2 if variant == "p1" else 2 / e
         return _ineq(y1**2, rhs, 2 / e, {"loss": str(loss)})
@@ -1047,7 +1048,7 @@ def _crossing_run(loss, et, steps_max=200000):
     k = math.sqrt(2.5 / et)
     xv, yv = 0.75 * k, 1.25 * k
     for t in range(steps_max):
-        d = loss.d(xv * yv, math)
+        d = loss.dloss_scalar(xv * yv)
         x1, y1 = xv - et * d * yv, yv - et * d * xv
         if y1 * y1 < 2 / et:
             return {"t_bar": t + 1, "rho": 2 - et * y1 * y1, "bound": 2 * et**2 * (xv * yv) ** 2}
@@ -1060,7 +1061,7 @@ def _lem8_traj(ctx):
     rows = []
     cases = [(RSYM, 0.1), (SQRT, 0.1), (beta_loss(4.0), 0.1), (RSYM, 0.05)]
     if ctx.full:
-        cases += [(SQRT, 0.02), (beta_loss(1.5), 0.05), (HUB, 0.05)]
+        cases += [(SQRT, 0.02), (beta_loss(1.5), 0.05), (HUBER, 0.05)]
     for loss, et in cases:
         r = _crossing_run(loss, et)
         if r is None:
@@ -1085,12 +1086,12 @@ _STEP_TOL = 1e-12
 def _eos_trajectory(key: str, b: float, et: float, after: int = 2000):
     """Float64 GD from the normalised EoS start x̃ = 3/4, ỹ = 5/4, m = 5/2, run until ``after``
     steps past the crossing t̄ (first y_t² < 2/η). Returns (iterates, t̄ or None)."""
-    loss = {"rsym": RSYM, "sqrt": SQRT, "hub": HUB}.get(key) or beta_loss(b)
+    loss = {"rsym": RSYM, "sqrt": SQRT, "hub": HUBER}.get(key) or beta_loss(b)
     k = math.sqrt(2.5 / et)
     xv, yv = 0.75 * k, 1.25 * k
     traj, t_bar = [(xv, yv)], None
     for t in range(400000):
-        d = loss.d(xv * yv, math)
+        d = loss.dloss_scalar(xv * yv)
         xv, yv = xv - et * d * yv, yv - et * d * xv
         traj.append((xv, yv))
         if t_bar is None and yv * yv < 2 / et:
@@ -1277,7 +1278,7 @@ _FROZEN_DPS = 60
 
 def _phi(loss, dl_, et, u):
     """Φ(u) = u − η ℓ'((2 + δ)u/(η(1 − u²))); a root gives x₁ = y₀Φ(u) = 0."""
-    return u - et * loss.d((2 + dl_) * u / (et * (1 - u * u)))
+    return u - et * loss.dloss_mp((2 + dl_) * u / (et * (1 - u * u)))
 
 
 def frozen_start(loss, dlt: str, et_: str, dps: int = _FROZEN_DPS):
@@ -1298,9 +1299,9 @@ def frozen_start(loss, dlt: str, et_: str, dps: int = _FROZEN_DPS):
         u = hi
         k = mpmath.sqrt((2 + dl_) / et)
         x0, y0 = k * u / mpmath.sqrt(1 - u * u), k / mpmath.sqrt(1 - u * u)
-        d = loss.d(x0 * y0)
+        d = loss.dloss_mp(x0 * y0)
         x1, y1 = x0 - et * d * y0, y0 - et * d * x0
-        x2 = x1 - et * loss.d(x1 * y1) * y1
+        x2 = x1 - et * loss.dloss_mp(x1 * y1) * y1
         return {"bracket_ok": True, "u_lo": mpmath.nstr(lo, 30), "u_hi": mpmath.nstr(hi, 30),
                 "bracket_width": mpmath.nstr(hi - lo, 3), "x0": float(x0), "y0": float(y0),
                 "abs_x1": mpmath.nstr(abs(x1), 3), "abs_x1_over_y0": abs(x1) / y0,

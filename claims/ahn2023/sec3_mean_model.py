@@ -20,7 +20,8 @@ import sympy
 from hypothesis import strategies as st
 
 from verify import Claim, Figure, Planted, Status
-from verify import asymptotic, certify, limits, sampling, symbolic
+from verify import asymptotic, certify, sampling, symbolic
+from verify.extrapolate import compare_to_limit
 from verify.claim import Check, check, corroborate, outcome
 from verify.nearmiss import near_miss, relative
 from claims.ahn2023 import PAPER
@@ -966,7 +967,7 @@ def _transitions(A0s: tuple, ds: tuple = MM_DS) -> dict:
 
 def _mm_phase(name: str, claimed: float, what: str):
     """The claimed location ``claimed`` of the transition (in c = ηd²/π, as d → ∞) against the
-    bisected transitions c*(d), d = 50…400, extrapolated to d → ∞ (:mod:`verify.limits`: Aitken on
+    bisected transitions c*(d), d = 50…400, extrapolated to d → ∞ (:func:`verify.extrapolate.aitken_limit`: Aitken on
     the geometric d grid, error bar = last change of the estimate + the amplified bisection
     half-width). Every start A₀ must extrapolate to a limit whose error bar holds the claimed value;
     one that excludes it refutes; data not yet in the asymptotic regime are inconclusive."""
@@ -984,7 +985,7 @@ def _mm_phase(name: str, claimed: float, what: str):
                                       "bisection_evals": r["evals"]}
         info = {"claimed": what, "claimed_limit": claimed, "criterion": "|b_∞^MM| > 1/d (between the "
                 "O(1/d²) and Ω(1) branches)", "runs": rows, "search_range": [6.0, 12.0],
-                "bisection_tol": 1e-3, "limit_rule": "Aitken extrapolation in d -> inf (verify.limits)"}
+                "bisection_tol": 1e-3, "limit_rule": "Aitken extrapolation in d -> inf (verify.extrapolate.aitken_limit)"}
         if failed:
             return outcome(Status.INCONCLUSIVE, f"bisection not bracketed or unconverged: {failed}",
                            **info)
@@ -992,7 +993,7 @@ def _mm_phase(name: str, claimed: float, what: str):
         for A0 in A0s:
             cs = [tr[(d, A0)]["c_star"] for d in MM_LIMIT_DS]
             half = max(tr[(d, A0)]["hi"] - tr[(d, A0)]["lo"] for d in MM_LIMIT_DS) / 2
-            tests[A0] = limits.compare_to_limit(MM_LIMIT_DS, cs, claimed, noise=half)
+            tests[A0] = compare_to_limit(MM_LIMIT_DS, cs, claimed, noise=half)
         info["limits"] = {f"A0={A0}": {**t.limit.as_data(), "distance": t.distance, "margin": t.margin}
                           for A0, t in tests.items()}
         worst_A0 = max(tests, key=lambda a: tests[a].margin if tests[a].consistent is not None else -math.inf)
@@ -1073,7 +1074,7 @@ THRESHOLD_MM = Claim(
           "|b_∞^MM| > 1/d, a chosen level between the O(1/d²) and Ω(1) branches (recorded as "
           "'criterion' in the evidence); runs stop when |A_t| ≤ 1e-12 (budget 4e6 steps). The "
           "statement is about d → ∞: c*(d) for d = 100, 200, 400, 800 is extrapolated (Aitken, "
-          "verify.limits) and the claimed 8 must lie within the error bar of the limit, for every "
+          "verify.extrapolate.aitken_limit) and the claimed 8 must lie within the error bar of the limit, for every "
           "start A₀. The search range is [6, 12]: a run whose predicate is not False at 6 and True "
           "at 12 is inconclusive.",
 )
