@@ -93,7 +93,8 @@ def _ran_out_result(text: str, derivative: bool, why: str) -> AuditResult:
 
 SHARES = {"the evenness check": 0.1, "the convexity check": 0.2, "the Lipschitz check": 0.2,
           "the limits at 0": 0.15, "the (A2) exponent": 0.2, "the (A2) exponent and constant c": 0.2,
-          "the global part ℓ'(s)/s <= 1": 0.2, "(A3)": 0.2, "the normalising rescaling": 0.5}
+          "the global part ℓ'(s)/s <= 1": 0.2, "(A3)": 0.2, "the normalising rescaling": 0.5,
+          "the papers' predictions": 0.1}
 
 
 def _guarded(what: str, fallback: Callable[[str], Any], fn: Callable, *args: Any) -> Any:
@@ -290,7 +291,7 @@ def _adopt_rescaled(result: AuditResult, L: _Exact, rescaling: dict, sub: Any, r
     if result.facts is not None and sub.facts is not None:
         facts = _replace(result.facts, normalised=sub.facts, rescale_a=sp.sympify(rescaling["a_exact"]),
                          rescale_b=sp.sympify(rescaling["b_exact"]))
-        result.predictions["paper"] = paper_predictions(facts)
+        result.predictions["paper"] = _paper_predictions(facts)
     if confirm:
         conf = _guarded("the confirmation run", _conf_ran_out, _confirm_rescaled, L, resc_expr,
                         rescaling, sub)
@@ -320,7 +321,7 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
                                  "of ahn2023 need 1 < β (and (A3) with the same β), so none is listed")
     predictions = _predictions(beta_json, tags)
     facts = _facts(L, A1, A2, A3)
-    predictions["paper"] = paper_predictions(facts)
+    predictions["paper"] = _paper_predictions(facts)
     confirmation = None
     if confirm:
         if _holds(a1_verdict) and _holds(A2["verdict"]) and beta_json is not None and in_range:
@@ -329,6 +330,13 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
             confirmation = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2); "
                             + ("run it on the rescaled loss" if rescaling else "not run")}
     return AuditResult(loss_info, A1, A2, A3, predictions, confirmation, rescaling, notes, facts=facts)
+
+
+def _paper_predictions(facts: AuditFacts) -> dict:
+    """The papers' hooks (:mod:`.predictions`) within their share of the time budget."""
+    def ran_out(reason: str) -> dict:
+        return {"predicted": [], "not_covered": [{"paper": "", "claim": "(all papers)", "reason": reason}]}
+    return _guarded("the papers' predictions", ran_out, paper_predictions, facts)
 
 
 def _facts(L: _Exact, A1: dict, A2: dict, A3: dict) -> AuditFacts:
