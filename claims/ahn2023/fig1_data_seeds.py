@@ -107,6 +107,7 @@ def kink_distribution(ctx: Context) -> dict:
             "median_kink_over_eta_star": median, "median_ci": [lo, hi],
             "ci_half_width_in_grid_steps": half / tol,
             "fraction_within_one_grid_step": float(np.mean(np.abs(r - 1) <= tol)),
+            "median_to_band_edge_in_grid_steps": edge / tol,
             "printed_location_verdict": printed, "data_sets_to_decide": needed}
 
 
@@ -130,7 +131,8 @@ def _summary(d: dict) -> str:
             f"{d['printed_location_verdict']}; {d['fraction_within_one_grid_step']:.0%} of the data sets within "
             "one grid step")
     if d["data_sets_to_decide"]:
-        text += f"; deciding it needs about {d['data_sets_to_decide']} data sets"
+        text += (f"; the median is {d['median_to_band_edge_in_grid_steps']:.2g} grid steps from the band's edge, so "
+                 f"deciding it needs about {d['data_sets_to_decide']} data sets (CI half-width ∝ n^-1/2)")
     return text
 
 
