@@ -85,8 +85,8 @@ def audit_predictions(facts):
     if beta == 2:
         exact = sp.nsimplify(scale / (2 * c))
         return Prediction(BETA2_CLAIM, "lim_{η→0} (2/η − ℓ''(0)·y∞²)/η", float(exact), sp.sstr(exact),
-                          f"−3ℓ''(0)³/ℓ⁗(0) = 1/(2c) with c = {sp.sstr(c)} the coefficient of s² in "
-                          f"1 − ℓ'(s)/s{where}", "conjecture", _tested(BETA2_HELD_OUT))
+                          f"−3ℓ''(0)³/ℓ⁗(0) = 1/(2a) with a = {sp.sstr(c)} the leading coefficient of "
+                          f"1 − ℓ'(s)/s ≈ a·s² (not (A2)'s c){where}", "conjecture", _tested(BETA2_HELD_OUT))
     t = sp.Symbol("t", positive=True)
     ratio = norm.ratio_near_0
     exact_form = ratio is not None and sp.simplify(
@@ -98,5 +98,5 @@ def audit_predictions(facts):
     p = sp.sstr(sp.nsimplify(1 / (sp.nsimplify(beta) - 1)))
     return Prediction(BETA_CLAIM, f"lim_{{η→0}} (2/η − ℓ''(0)·y∞²)/η^({p})", value,
                       f"2|E_β|(2^β·{sp.sstr(c)})^(-{p}), E_β = {-abs(separatrix_root(float(beta))):.10g}",
-                      f"ℓ'(s)/s = 1 − c|s|^β exactly near 0 (β = {beta}, c = {sp.sstr(c)}); E_β by LSODA "
+                      f"ℓ'(s)/s = 1 − a|s|^β exactly near 0 (β = {beta}, a = {sp.sstr(c)}); E_β by LSODA "
                       f"at rtol 1e-12{where}", "conjecture", _tested(BETA_HELD_OUT))
