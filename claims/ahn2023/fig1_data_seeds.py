@@ -30,7 +30,10 @@ import math
 import numpy as np
 from scipy import stats
 
+import time
+
 from verify import Claim, Figure, Planted, Status
+from verify.bench import benchmark
 from verify.claim import Check, Context, Evidence, outcome
 from verify.nearmiss import near_miss
 
@@ -171,6 +174,16 @@ def _location_margin(data) -> tuple[float, str] | None:
     return gap, (f"the {data['ci_level']:.0%} CI of the median kink misses the claimed band "
                  f"{data['claimed_centre_over_eta_star']:.4f} ± {data['tolerance_over_eta_star']:.4f} by "
                  f"{gap:.4f}·8π/d² ({gap / data['tolerance_over_eta_star']:.2f} grid steps)")
+
+
+@benchmark("ahn2023.fig1_data_seeds", target=30.0, unit="s", higher_is_better=False,
+           description=f"ahn2023.fig1.seeds' experiment: the spec's kink on {DATA_SETS} data sets (29 GD "
+                       "lanes each, ⌈10/η⌉ steps), serially, wall time incl. numba compile (issue 14: < 30 s "
+                       "per claim; ctx.map divides it by the workers)")
+def _bench_data_seeds() -> dict:
+    started = time.perf_counter()
+    rows = [seed_kink(seed) for seed in range(DATA_SETS)]
+    return {"value": time.perf_counter() - started, "data_sets": len(rows)}
 
 
 def _draw(ctx: Context, path: str) -> str:
