@@ -88,12 +88,3 @@ def test_limit_extrapolates_geometric_corrections_with_an_error_bar():
     with pytest.raises(ValueError):
         limit([1.0, 2.0])
 
-
-def test_predicted_thm2_constant_for_a_users_loss():
-    """The discovered β = 2 law as a function of the loss (the hook audit-loss can call)."""
-    import sympy as sp
-    from verify.loss import Loss, S
-    from claims.ahn2023.thm2_constants import predicted_constant
-    assert predicted_constant(Loss(name="atan", dl=sp.atan(S))) == pytest.approx(1.5)
-    assert predicted_constant(Loss(name="quad", dl=S)) is None           # no cubic term: not covered
-    assert predicted_constant(Loss(name="shift", dl=S + 1)) is None      # not odd at 0

@@ -272,8 +272,18 @@ class Source:
 
 @dataclass(frozen=True)
 class Paper:
+    """A paper: its key (the claim ids' prefix), its reference, and its plugin hooks.
+
+    ``audit_predictions``: callables ``fn(facts) -> rows`` through which the paper predicts
+    quantities for a loss a user audits (``python -m verify audit-loss``); ``facts`` is a
+    :class:`verify.audit.predictions.AuditFacts`, the rows :class:`~verify.audit.predictions.Prediction`
+    or :class:`~verify.audit.predictions.NotCovered` values (or None: nothing to say). A hook is
+    called with the audit's exact data only, so it should import its heavy modules lazily.
+    """
+
     key: str
     citation: str
+    audit_predictions: tuple[Callable[[Any], Any], ...] = field(default=(), compare=False)
 
     def at(self, place: str) -> Source:
         return Source(self.key, place, self.citation)

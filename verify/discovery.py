@@ -149,6 +149,32 @@ def reference_problems(claims: list[Claim]) -> list[Problem]:
                           "catalogue") for c in claims for u in c.uses if not resolve_use(u, by_id)]
 
 
+def papers(package: str = LOCAL_PACKAGE, plugins: bool = True) -> dict[str, Paper]:
+    """The papers' :class:`Paper` objects (``PAPER`` of each ``claims/<key>/__init__.py`` and of each
+    entry-point module), importing those modules only, not their claim modules: cheap enough for
+    ``audit-loss``, which reads the papers' hooks. A paper that does not import is skipped (the
+    catalogue commands report it)."""
+    out: dict[str, Paper] = {}
+    modules: list[str] = []
+    try:
+        root = importlib.import_module(package)
+        modules += [f"{package}.{i.name}" for i in sorted(pkgutil.iter_modules(getattr(root, "__path__", [])),
+                                                           key=lambda i: i.name) if not i.name.startswith("_")]
+    except ModuleNotFoundError as exc:
+        if exc.name != package:
+            raise
+    if plugins:
+        modules += [ep.value.split(":")[0] for ep in entry_points()]
+    for name in modules:
+        try:
+            paper = getattr(importlib.import_module(name), "PAPER", None)
+        except Exception:  # reported by list/check/report; an audit goes on without this paper
+            continue
+        if isinstance(paper, Paper):
+            out.setdefault(paper.key, paper)
+    return out
+
+
 def discover(package: str = LOCAL_PACKAGE, plugins: bool = True) -> Catalogue:
     """The whole catalogue with its problems (missing ``__init__.py``, broken plugins, bad ``uses``)."""
     cat = Catalogue()

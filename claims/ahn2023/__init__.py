@@ -2,8 +2,17 @@
 stability*, NeurIPS 2023 (arXiv 2212.07469 v2). Ids and statements follow ``shared/spec/ahn2023.md``."""
 from verify import Paper
 
+
+
+def _thm2_constant(facts):
+    """audit-loss hook: Theorem 2's conjectured constant for the audited loss (imported lazily)."""
+    from claims.ahn2023._thm2_closed_forms import audit_predictions
+    return audit_predictions(facts)
+
+
 PAPER = Paper("ahn2023", "K. Ahn, S. Bubeck, S. Chewi, Y. T. Lee, F. Suarez, Y. Zhang. Learning "
-              "threshold neurons via the edge of stability. NeurIPS 2023 (arXiv:2212.07469v2)")
+              "threshold neurons via the edge of stability. NeurIPS 2023 (arXiv:2212.07469v2)",
+              audit_predictions=(_thm2_constant,))
 
 # terms of this paper's evidence, explained in the reports' glossary
 GLOSSARY = {

@@ -143,6 +143,15 @@ def _fig1_kink(name: str, target: float, what: str, init_var: str = "paper",
     return run
 
 
+def _kink_margin(data) -> tuple[float, str] | None:
+    """How far a refuted kink location is beyond the tolerance (relative to the claimed location)."""
+    if "relative_error" not in data or "tolerance_rel" not in data:
+        return None
+    excess = float(data["relative_error"]) - float(data["tolerance_rel"])
+    return excess, (f"fitted kink {data['fit']['kink']:.4g} vs claimed {data['claimed_kink']:.4g}: relative "
+                    f"error {data['relative_error']:.3f}, beyond the tolerance {data['tolerance_rel']:g} by {excess:.3f}")
+
+
 @check("end_state_trends", "TRAJ")
 def _fig1_trends(ctx):
     return _trends(ctx, flat=False)
@@ -321,6 +330,8 @@ FIG1 = Claim(
         Planted("p2", "kink at 8π/(nd²)", _fig1_kink("p2", ETA_STAR / N, "8π/(nd²)")),
         Planted("p3", "final b independent of η", check("p3", "TRAJ")(
             lambda ctx: _trends(ctx, flat=True))),
+        near_miss("p4", "near miss: kink at 1.25·8π/d² (2-3 tolerances off)",
+                  _fig1_kink("p4", 1.25 * ETA_STAR, "1.25·8π/d²"), margin=_kink_margin),
     ),
     figures=(Figure("fig1_bias_vs_eta", _draw_fig1),
              Figure("fig1_kink_across_seeds", lambda ctx, path: _draw_fig1_seeds(ctx, path))),
@@ -334,7 +345,11 @@ FIG1 = Claim(
           "location is inside the fitted range, inconclusive if outside). #p2's 8π/(nd²) lies below "
           "the zoom grid: it is refuted by the single slope change found inside (0, 1.5e-3] far "
           "above it, not by data at 8π/(nd²) (the sum-objective sweep in "
-          "conventions_move_the_transition is where a kink at 8π/(nd²) belongs).",
+          "conventions_move_the_transition is where a kink at 8π/(nd²) belongs). The printed location "
+          "read as the spec states it (plain piecewise-linear fit, one grid step) is tested over data "
+          "sets in ahn2023.fig1.seeds; the cubic right branch and the ±10 % here were chosen after a "
+          "plain fit put the kink below 8π/d² on several data sets (issue 11), so this part is the "
+          "narrower statement, not the printed reading.",
 )
 
 

@@ -18,6 +18,9 @@ W = 0 at E = E_β < 0. Then 2/η − y∞² = (2/η)|δ∞| gives
 
 For β = 2 the ODE is linear, W = E + 1, E_2 = −1, and with ℓ'(s) = a s − c' s³ + … (rescale
 x, y by √a to normalise) the limit is lim (2/η − λ∞)/η = a³/(2c') = −3ℓ''(0)³/ℓ⁗(0).
+
+The closed forms live in ``_thm2_closed_forms`` (light), which also holds the ``audit-loss`` hook
+that prints them for a user's loss (``Paper.audit_predictions``).
 """
 from __future__ import annotations
 
@@ -26,7 +29,6 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import solve_ivp
 
 from verify import Claim, Planted, Status
 from verify.claim import Check, Context, Evidence, all_checks, outcome
@@ -36,11 +38,11 @@ from verify.loss import Loss, S
 from verify.nearmiss import limit_margin, near_miss
 
 from claims.ahn2023 import PAPER
+from claims.ahn2023._thm2_closed_forms import (BETA2_HELD_OUT, BETA_HELD_OUT, CONJ_TOL, constant,
+                                                exponent, separatrix_root)
 from claims.ahn2023._losses import XT, YT, MAX_STEPS, c_beta, k_grid, lanes, loss_by_key
 
 K_MIN, K_MAX = 2.0, 5.0
-# "≥ 4 significant digits": relative tolerance of the conjectured closed forms (plus 2 error bars)
-CONJ_TOL = 1e-4
 # a measured limit counts as determined when its error bar is below this fraction of it
 DETERMINED = 1e-3
 
@@ -92,10 +94,6 @@ def _runs(key: str, ks: tuple) -> dynamics.Lanes:
     return _held_out_lanes(key, ks, m) if key in HELD_OUT else lanes(key, ks, m)
 
 
-def exponent(beta: float) -> float:
-    return 1.0 / (beta - 1.0)
-
-
 def measured_limit(ctx: Context, key: str, beta: float) -> tuple[dict, object]:
     """R(η) on the grid k ∈ [2, 5] and its extrapolated limit; raises if a lane did not converge."""
     ks = _ks(ctx, key)
@@ -122,42 +120,9 @@ def beta2_prediction(key: str) -> float:
     return float(-3 * a**3 / d4)
 
 
-def predicted_constant(loss: Loss) -> float | None:
-    """The conjectured lim (2/η − λ∞)/η for a user's loss (for ``audit-loss``): −3ℓ''(0)³/ℓ⁗(0) when
-    ℓ' = ℓ''(0)s + ℓ⁗(0)s³/6 + … with ℓ''(0) > 0 > ℓ⁗(0) (the β = 2 case); None otherwise."""
-    try:
-        ser = sp.series(loss.dl, S, 0, 4).removeO()
-    except Exception:  # a piecewise or non-analytic ℓ' at 0: the conjecture does not cover it
-        return None
-    a, d4 = ser.coeff(S, 1), 6 * ser.coeff(S, 3)
-    if ser.coeff(S, 0) != 0 or ser.coeff(S, 2) != 0 or not (a.is_positive and d4.is_negative):
-        return None
-    return float(-3 * a**3 / d4)
-
-
-@functools.lru_cache(maxsize=None)
-def separatrix_root(beta: float) -> float:
-    """E_β: where the trajectory of dW/dE = W^{β/2} − E leaving the slow manifold W ≈ E^{2/β}
-    (E → +∞) reaches W = 0. Started at E₀ = 1000 on the manifold corrected to first order
-    (W^{β/2} = E + (2/β)E^{2/β−1}); the flow towards smaller E is attracted to the separatrix, so the
-    start error is damped by exp(−∫(β/2)W^{β/2−1}dE) (below 1e-12 here)."""
-    E0 = 1000.0
-    W0 = (E0 + (2 / beta) * E0 ** (2 / beta - 1)) ** (2 / beta)
-
-    def hit(E, W):
-        return W[0]
-    hit.terminal = True
-    sol = solve_ivp(lambda E, W: [max(W[0], 0.0) ** (beta / 2) - E], (E0, -100.0), [W0],
-                    events=hit, rtol=1e-12, atol=1e-12, method="LSODA")
-    if not len(sol.t_events[0]):
-        raise RuntimeError(f"separatrix for beta={beta} did not reach W = 0")
-    return float(sol.t_events[0][0])
-
-
 def beta_law_prediction(beta: float) -> float:
     """2|E_β|(2^β c_β)^{-1/(β−1)} for ℓ_β (conjectured)."""
-    c = float(c_beta(sp.nsimplify(beta)))
-    return 2 * abs(separatrix_root(beta)) * (2**beta * c) ** (-exponent(beta))
+    return constant(beta, float(c_beta(sp.nsimplify(beta))))
 
 
 # ---------------------------------------------------------------- checks
@@ -255,7 +220,7 @@ THM2_CONSTANT_BETA2 = Claim(
           "losses not used to find it: gd(s) = 2 atan(tanh(s/2)) (predicted 3), s(1+s²)^{-1/4} "
           "(predicted 2) and ℓ_sym (ℓ''(0) = 1/4, predicted 3/8: tests the ℓ''(0)³ scaling).",
     checks=(all_checks("closed_form", {k: _conjecture_part(k, beta2_prediction)
-                                       for k in ("gudermann", "quarter_root", "sym")}, "RATE"),),
+                                       for k in BETA2_HELD_OUT}, "RATE"),),
     planted=(
         near_miss("p1", "near miss: −3ℓ''(0)³/ℓ⁗(0) × (1 + 5·10⁻⁴)",
                   _conjecture_part("gudermann", beta2_prediction, 1 + 5e-4), margin=limit_margin),
@@ -279,7 +244,7 @@ THM2_CONSTANT_BETA = Claim(
           "significant digits (quick budget: β = 4/3 on η >= e^-4). E_β is computed by scipy's LSODA at "
           "rtol 1e-12.",
     checks=(all_checks("closed_form", {k: _conjecture_part(k, lambda kk: beta_law_prediction(_beta_of(kk)))
-                                       for k in ("beta=4/3", "beta=5/2", "beta=4", "beta=10")}, "RATE"),),
+                                       for k in BETA_HELD_OUT}, "RATE"),),
     planted=(
         near_miss("p1", "near miss: the prediction × (1 + 5·10⁻⁴) for β = 4",
                   _conjecture_part("beta=4", lambda kk: beta_law_prediction(_beta_of(kk)), 1 + 5e-4),

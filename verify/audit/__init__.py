@@ -7,7 +7,9 @@ command line ``python -m verify audit-loss EXPR [--derivative] [--json] [--no-co
 Modules, in the order the audit runs: :mod:`.cells` (exact break points, cells, pointwise
 evaluation), :mod:`.intervals` (arb certificates), :mod:`.a1`, :mod:`.a2a3`, :mod:`.applicability`,
 :mod:`.confirmation`, :mod:`.rendering`; :mod:`.core` runs them under :mod:`.clock` (the overall
-time budget); :mod:`.numeric` audits callables; :mod:`.cli` is the command line.
+time budget); :mod:`.numeric` audits callables; :mod:`.cli` is the command line; :mod:`.predictions`
+calls the papers' ``Paper(audit_predictions=...)`` hooks (values a paper's claims predict for the
+loss, e.g. a conjectured constant, printed with the claim id and status).
 
 The assumptions (spec ``def6``):
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace as _replace
+
 import mpmath
 import sympy as sp
 from typing import Any, Callable
@@ -16,6 +18,7 @@ from .intervals import _PROVE_CLOCK
 from .a1 import _a1_c2, _a1_convex, _a1_even, _a1_lipschitz
 from .a2a3 import _Side, _a2_local, _a3, _ratio_global
 from .applicability import _holds, _predictions
+from .predictions import AuditFacts, paper_predictions
 from .confirmation import _confirmation, _gd_loss
 from .rendering import AuditResult
 from .numeric import _audit_numeric
@@ -90,7 +93,8 @@ def _ran_out_result(text: str, derivative: bool, why: str) -> AuditResult:
 
 SHARES = {"the evenness check": 0.1, "the convexity check": 0.2, "the Lipschitz check": 0.2,
           "the limits at 0": 0.15, "the (A2) exponent": 0.2, "the (A2) exponent and constant c": 0.2,
-          "the global part ℓ'(s)/s <= 1": 0.2, "(A3)": 0.2, "the normalising rescaling": 0.5}
+          "the global part ℓ'(s)/s <= 1": 0.2, "(A3)": 0.2, "the normalising rescaling": 0.5,
+          "the papers' predictions": 0.1}
 
 
 def _guarded(what: str, fallback: Callable[[str], Any], fn: Callable, *args: Any) -> Any:
@@ -145,6 +149,7 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
     lip = _cap(lip, ex)
     c2, cur, k = _guarded("the limits at 0", lambda r: (_inc(r), _inc(r), None), _a1_c2, L)
     c2, cur = _cap(c2, ex), _cap(cur, ex)
+    L.facts_seen = {"curvature_at_0": k, "sup_slope": sup, "even": even.verdict}  # for the papers' hooks
     parts = {"even": even, "convex": convex, "lipschitz_1": lip, "c2_near_0": c2,
              "curvature_at_0_is_1": cur}
     a1_verdict = weakest(*(p.verdict for p in parts.values()))
@@ -205,6 +210,9 @@ def _audit_exact(L: _Exact, confirm: bool, seed: int, rescale: bool) -> AuditRes
         beta = None
     else:
         beta = min(betas, key=lambda b: float(b) if b != sp.oo else math.inf)
+        lead = next(((sd, i) for sd, i in sides_info if i.get("beta") == beta), sides_info[0])
+        L.facts_seen.update(beta=beta, leading_coefficient=lead[1].get("a"),
+                            ratio_near_0=lead[0].g.subs(T, S) if lead[0].sign > 0 else None)
         beta_inf = beta == sp.oo
         beta_json = "inf" if beta_inf else (_num(beta))
         local = weakest(*local_verdicts)
@@ -280,6 +288,10 @@ def _adopt_rescaled(result: AuditResult, L: _Exact, rescaling: dict, sub: Any, r
                                    "rescaled loss does not establish them either: not run"}
         return result
     result.predictions = _rescaled_predictions(sub, rescaling)
+    if result.facts is not None and sub.facts is not None:
+        facts = _replace(result.facts, normalised=sub.facts, rescale_a=sp.sympify(rescaling["a_exact"]),
+                         rescale_b=sp.sympify(rescaling["b_exact"]))
+        result.predictions["paper"] = _paper_predictions(facts)
     if confirm:
         conf = _guarded("the confirmation run", _conf_ran_out, _confirm_rescaled, L, resc_expr,
                         rescaling, sub)
@@ -308,6 +320,8 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
         A2["beta_range_note"] = (f"the leading exponent β = {beta_json} is outside (1, ∞]: the results "
                                  "of ahn2023 need 1 < β (and (A3) with the same β), so none is listed")
     predictions = _predictions(beta_json, tags)
+    facts = _facts(L, A1, A2, A3)
+    predictions["paper"] = _paper_predictions(facts)
     confirmation = None
     if confirm:
         if _holds(a1_verdict) and _holds(A2["verdict"]) and beta_json is not None and in_range:
@@ -315,7 +329,25 @@ def _finish(L, loss_info, A1, A2, A3, beta_json, confirm, rescaling, notes, a1_v
         else:
             confirmation = {"verdict": NA, "summary": "Theorem 2 needs (A1) and (A2); "
                             + ("run it on the rescaled loss" if rescaling else "not run")}
-    return AuditResult(loss_info, A1, A2, A3, predictions, confirmation, rescaling, notes)
+    return AuditResult(loss_info, A1, A2, A3, predictions, confirmation, rescaling, notes, facts=facts)
+
+
+def _paper_predictions(facts: AuditFacts) -> dict:
+    """The papers' hooks (:mod:`.predictions`) within their share of the time budget."""
+    def ran_out(reason: str) -> dict:
+        return {"predicted": [], "not_covered": [{"paper": "", "claim": "(all papers)", "reason": reason}]}
+    return _guarded("the papers' predictions", ran_out, paper_predictions, facts)
+
+
+def _facts(L: _Exact, A1: dict, A2: dict, A3: dict) -> AuditFacts:
+    """The audit's exact findings for the papers' ``audit_predictions`` hooks."""
+    seen = getattr(L, "facts_seen", {})
+    return AuditFacts(expression=L.text, derivative=L.derivative, l=L.l, dl=L.dl,
+                      beta=seen.get("beta"), leading_coefficient=seen.get("leading_coefficient"),
+                      ratio_near_0=seen.get("ratio_near_0"), curvature_at_0=seen.get("curvature_at_0"),
+                      sup_slope=seen.get("sup_slope"),
+                      verdicts={"A1": A1["verdict"], "A2": A2["verdict"], "A3": A3["verdict"],
+                                "even": seen.get("even")})
 
 
 MIN_CONFIRM_SECONDS = 6.0  # the GD run (numba compile + lanes) is not started with less left

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .common import REFUTED
+from .predictions import label
 
 
 # ============================================================================ result
@@ -22,6 +23,8 @@ class AuditResult:
     confirmation: dict | None = None
     rescaling: dict | None = None
     notes: list = field(default_factory=list)
+    # the exact findings the papers' prediction hooks were given (not serialised)
+    facts: Any = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         out = {"loss": self.loss, "A1": self.A1, "A2": self.A2, "A3": self.A3,
@@ -135,6 +138,7 @@ def _markdown(r: AuditResult, figure: str | None) -> str:
     if p.get("not_applicable_claims"):
         lines.append("- not applicable: " + ", ".join(f"`{c}`" for c in p["not_applicable_claims"]))
     lines.append("")
+    lines += _paper_markdown(p.get("paper") or {})
     c = j.get("confirmation")
     if c:
         lines += [f"## Confirmation (Theorem 2, empirical): **{c.get('verdict')}**", "",
@@ -176,6 +180,25 @@ def _draw_gap(conf: dict, path: str, title: str) -> None:
     plt.close(fig)
 
 
+def _paper_markdown(paper: dict) -> list[str]:
+    """The papers' predictions (plugin hooks, :mod:`.predictions`) as a markdown section."""
+    if not (paper.get("predicted") or paper.get("not_covered")):
+        return []
+    lines = ["## Papers' predictions for this loss", "",
+             "Values predicted by claims of the catalogue (their status says how far they are "
+             "established; a `conjecture` is a discovered law tested on held-out cases), not "
+             "verdicts of this audit.", ""]
+    if paper.get("predicted"):
+        lines += ["| paper | claim | status | quantity | value | exact | tested | how computed |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['paper']} | `{r['claim']}` | {r['status']} | {_cell(r['quantity'])} | "
+                  f"{r['value']:.10g} | {_cell(r['exact'])} | {_cell(r['tested'])} | {_cell(r['how'])} |"
+                  for r in paper["predicted"]]
+        lines.append("")
+    lines += [f"- `{r['claim']}` does not cover this loss: {r['reason']}" for r in paper.get("not_covered", [])]
+    return lines + ([""] if paper.get("not_covered") else [])
+
+
 def _text_summary(r: AuditResult) -> str:
     j = r.to_json()
     out = [f"loss: {j['loss']['expression']}" + (" (derivative)" if j["loss"].get("derivative") else "")]
@@ -204,6 +227,12 @@ def _text_summary(r: AuditResult) -> str:
     if p.get("note"):
         out.append(f"  note: {p['note']}")
     out.append(f"  applicable: {', '.join(p.get('applicable_claims', [])) or 'none'}")
+    paper = p.get("paper") or {}
+    if paper.get("predicted") or paper.get("not_covered"):
+        out.append("papers' predictions for this loss (from their claims, not verdicts of the audit):")
+        out += [f"  {r['paper']}: {label(r)}" for r in paper.get("predicted", [])]
+        out += [f"  {r['paper']}: `{r['claim']}` does not cover this loss: {r['reason']}"
+                for r in paper.get("not_covered", [])]
     if j.get("confirmation"):
         out.append(f"confirmation: {j['confirmation'].get('verdict')} — {j['confirmation'].get('summary')}")
     for n in j.get("notes", []):
