@@ -29,6 +29,11 @@ from .outcomes import _HUGE
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
 
+# rows of F (floats) and N (integers)
+(_X, _Y, _E, _THR, _LP, _LPC, _PROD, _SCR, _SLB, _DLB, _SMAX, _SMAX0, _XMAX0, _DT0, _QMIN, _QMAX, _CMIN, _TAIL, _QSLO, _QSSH, _SA, _SDELTA, _SX, _SXN, _SRHO, _G) = range(26)
+(_LANE, _ST, _T, _TBAR, _BOUNCE, _T0, _BOUNCE0, _QCNT, _TSMALL, _FLUSH, _QFLAG, _CFLAG) = range(12)
+_NF, _NI = 26, 12
+
 INT_FIELDS = ["outcome", "steps", "t_bar", "bounce", "t0", "bounce_from_t0", "qs_count", "t_small"]
 FLOAT_FIELDS = ["x", "y", "D", "log_prod", "tail", "s_cross", "s_last_bounce", "delta_last_bounce",
                 "s_max", "s_max_after_t0", "x_max_after_t0", "D_t0", "qs_min", "qs_max",
@@ -42,103 +47,70 @@ def engine(dl, params, lanes, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, be
     ``lane`` of out_i[k, lane] / out_f[k, lane] (rows in the order of INT_FIELDS / FLOAT_FIELDS)."""
     n = lanes.shape[0]
     w = min(_WIDTH, n)
-    # per-slot state (structure of arrays)
-    X = np.zeros(w)
-    Y = np.zeros(w)
-    E = np.zeros(w)
-    THR = np.zeros(w)
-    LP = np.zeros(w)
-    LPC = np.zeros(w)
-    PROD = np.ones(w)
-    SCR = np.zeros(w)
-    SLB = np.zeros(w)
-    DLB = np.zeros(w)
-    SMAX = np.zeros(w)
-    SMAX0 = np.zeros(w)
-    XMAX0 = np.zeros(w)
-    DT0 = np.zeros(w)
-    QMIN = np.zeros(w)
-    QMAX = np.zeros(w)
-    CMIN = np.zeros(w)
-    TAIL = np.zeros(w)
-    QSLO = np.zeros(w)
-    QSSH = np.zeros(w)
-    LANE = np.zeros(w, np.int64)
-    ST = np.full(w, -2, np.int64)  # -2 empty slot, -1 running, >= 0 the lane's Outcome
-    T = np.zeros(w, np.int64)
-    TBAR = np.zeros(w, np.int64)
-    BOUNCE = np.zeros(w, np.int64)
-    T0 = np.zeros(w, np.int64)
-    BOUNCE0 = np.zeros(w, np.int64)
-    QCNT = np.zeros(w, np.int64)
-    TSMALL = np.zeros(w, np.int64)
-    # values of the last step for the scalar pass
-    FLUSH = np.zeros(w, np.int64)
-    QFLAG = np.zeros(w, np.int64)
-    CFLAG = np.zeros(w, np.int64)
-    SA = np.zeros(w)
-    SDELTA = np.zeros(w)
-    SX = np.zeros(w)
-    SXN = np.zeros(w)
-    SRHO = np.zeros(w)
+    # per-slot state, structure of arrays: F[row, slot] floats, N[row, slot] integers. Two arrays of a
+    # fixed width (not one array per variable) so that LLVM sees the rows cannot overlap and
+    # vectorises the slot loop without run-time alias checks.
+    F = np.zeros((_NF, _WIDTH))
+    N = np.zeros((_NI, _WIDTH), np.int64)
+    N[_ST, :] = -2  # -2 empty slot, -1 running, >= 0 the lane's Outcome
     qs_on = beta > 0.0
     nxt = 0
     live = 0
     for b in range(w):
-        _load(b, lanes[nxt], x0, y0, eta, qs_lo, qs_shift, X, Y, E, THR, LP, LPC, PROD, SCR, SLB, DLB,
-              SMAX, SMAX0, XMAX0, DT0, QMIN, QMAX, CMIN, TAIL, QSLO, QSSH, LANE, ST, T, TBAR, BOUNCE, T0,
-              BOUNCE0, QCNT, TSMALL)
+        _load(b, lanes[nxt], x0, y0, eta, qs_lo, qs_shift, F, N)
         nxt += 1
         live += 1
     while live > 0:
         for _ in range(_CHUNK):
+            for b in range(w):  # the vectorised loop: ℓ'(x y) of every slot (SIMD sqrt, / ...)
+                F[_G, b] = dl(F[_X, b] * F[_Y, b], params)
             extra = 0
-            for b in range(w):  # the vectorised loop: selects only, no calls besides ℓ'
-                x = X[b]
-                y = Y[b]
-                e = E[b]
-                t = T[b]
-                act = ST[b] == -1
+            for b in range(w):  # the bookkeeping of the step: selects, no calls
+                x = F[_X, b]
+                y = F[_Y, b]
+                e = F[_E, b]
+                t = N[_T, b]
+                act = N[_ST, b] == -1
                 at_budget = t >= max_steps
                 on_axis = x == 0.0
-                go = act and not at_budget and not on_axis
+                go = act & (not at_budget) & (not on_axis)
                 s = x * y
                 a = abs(s)
                 y2 = y * y
-                thr = THR[b]
-                SMAX[b] = a if (go and a > SMAX[b]) else SMAX[b]
-                new_t0 = go and T0[b] < 0 and (x <= 0.0 or a <= s_c)
-                t0 = t if new_t0 else T0[b]
-                T0[b] = t0
-                DT0[b] = (y2 - x * x) if new_t0 else DT0[b]
-                after = go and t0 >= 0
-                SMAX0[b] = a if (after and a > SMAX0[b]) else SMAX0[b]
-                XMAX0[b] = abs(x) if (after and abs(x) > XMAX0[b]) else XMAX0[b]
-                TSMALL[b] = t if (go and TSMALL[b] < 0 and a <= s_eps) else TSMALL[b]
-                bouncing = go and y2 > thr
+                thr = F[_THR, b]
+                F[_SMAX, b] = a if (go & (a > F[_SMAX, b])) else F[_SMAX, b]
+                new_t0 = go & (N[_T0, b] < 0) & ((x <= 0.0) | (a <= s_c))
+                t0 = t if new_t0 else N[_T0, b]
+                N[_T0, b] = t0
+                F[_DT0, b] = (y2 - x * x) if new_t0 else F[_DT0, b]
+                after = go & (t0 >= 0)
+                F[_SMAX0, b] = a if (after & (a > F[_SMAX0, b])) else F[_SMAX0, b]
+                F[_XMAX0, b] = abs(x) if (after & (abs(x) > F[_XMAX0, b])) else F[_XMAX0, b]
+                N[_TSMALL, b] = t if (go & (N[_TSMALL, b] < 0) & (a <= s_eps)) else N[_TSMALL, b]
+                bouncing = go & (y2 > thr)
                 delta = e * y2 - 2.0
-                BOUNCE[b] += 1 if bouncing else 0
-                SLB[b] = a if bouncing else SLB[b]
-                DLB[b] = delta if bouncing else DLB[b]
-                bouncing0 = bouncing and t0 >= 0
-                BOUNCE0[b] += 1 if bouncing0 else 0
-                qflag = qs_on and bouncing0 and delta >= QSLO[b] and delta <= qs_hi
-                cross = go and not (y2 > thr) and TBAR[b] < 0 and y2 < thr
-                tbar = t if cross else TBAR[b]
-                TBAR[b] = tbar
-                SCR[b] = a if cross else SCR[b]
-                g = dl(s, params)
+                N[_BOUNCE, b] += 1 if bouncing else 0
+                F[_SLB, b] = a if bouncing else F[_SLB, b]
+                F[_DLB, b] = delta if bouncing else F[_DLB, b]
+                bouncing0 = bouncing & (t0 >= 0)
+                N[_BOUNCE0, b] += 1 if bouncing0 else 0
+                qflag = qs_on & bouncing0 & (delta >= F[_QSLO, b]) & (delta <= qs_hi)
+                cross = go & (not (y2 > thr)) & (N[_TBAR, b] < 0) & (y2 < thr)
+                tbar = t if cross else N[_TBAR, b]
+                N[_TBAR, b] = tbar
+                F[_SCR, b] = a if cross else F[_SCR, b]
+                g = F[_G, b]
                 eg = e * g
                 xn = x - eg * y
                 yn = y - eg * x
                 # product of (1 - (eta l')^2): multiplied in blocks, flushed into a Kahan-compensated
                 # log in the scalar pass
-                prod = PROD[b] * (1.0 - eg * eg)
-                PROD[b] = prod if go else PROD[b]
-                flush = go and (prod < 1e-100 or (t & 1023) == 1023)
-                diverged = not (abs(xn) < _HUGE and abs(yn) < _HUGE)
+                prod = F[_PROD, b] * (1.0 - eg * eg)
+                F[_PROD, b] = prod if go else F[_PROD, b]
+                flush = go & ((prod < 1e-100) | ((t & 1023) == 1023))
+                diverged = not ((abs(xn) < _HUGE) & (abs(yn) < _HUGE))
                 rho = 2.0 - e * y2
-                cflag = go and track and not diverged and tbar >= 0 and xn != 0.0 and rho > 0.0
+                cflag = go & track & (not diverged) & (tbar >= 0) & (xn != 0.0) & (rho > 0.0)
                 xo2 = x * x
                 frozen = xn == 0.0  # exactly on the y-axis: G(0, y) = (0, y) forever
                 small = abs(xn) <= xtol
@@ -146,133 +118,127 @@ def engine(dl, params, lanes, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, be
                 # remaining relative drop of D: sum eta^2 l'^2 <= eta^2 y^2 sum x_k^2 (|l'(s)| <= |s|)
                 # ~ eta^2 y^2 x^2 / (1 - q^2), q = |x_{t+1}/x_t|
                 num = e * e * yn * yn * xn2 * xo2
-                tail_ok = (not diverged and not frozen and not small and xn2 < xo2 and rtol > 0.0
-                           and num <= rtol * (xo2 - xn2))
-                TAIL[b] = num / (xo2 - xn2) if (go and tail_ok) else TAIL[b]
+                tail_ok = ((not diverged) & (not frozen) & (not small) & (xn2 < xo2) & (rtol > 0.0)
+                           & (num <= rtol * (xo2 - xn2)))
+                F[_TAIL, b] = num / (xo2 - xn2) if (go & tail_ok) else F[_TAIL, b]
                 status = (3 if at_budget else 1 if on_axis else 2 if diverged else 1 if frozen
-                          else 0 if (small or tail_ok) else -1)
-                ST[b] = status if act else ST[b]
-                X[b] = xn if go else x
-                Y[b] = yn if go else y
-                T[b] = t + 1 if go else t
-                FLUSH[b] = 1 if flush else 0
-                QFLAG[b] = 1 if qflag else 0
-                CFLAG[b] = 1 if cflag else 0
-                SA[b] = a
-                SDELTA[b] = delta
-                SX[b] = x
-                SXN[b] = xn
-                SRHO[b] = rho
+                          else 0 if (small | tail_ok) else -1)
+                N[_ST, b] = status if act else N[_ST, b]
+                F[_X, b] = xn if go else x
+                F[_Y, b] = yn if go else y
+                N[_T, b] = t + 1 if go else t
+                N[_FLUSH, b] = 1 if flush else 0
+                N[_QFLAG, b] = 1 if qflag else 0
+                N[_CFLAG, b] = 1 if cflag else 0
+                F[_SA, b] = a
+                F[_SDELTA, b] = delta
+                F[_SX, b] = x
+                F[_SXN, b] = xn
+                F[_SRHO, b] = rho
                 extra |= (1 if flush else 0) | (1 if qflag else 0) | (1 if cflag else 0)
             if extra:
                 for b in range(w):  # the scalar pass: logs and powers of the flagged slots
-                    if FLUSH[b]:
-                        lp = LP[b]
-                        term = math.log(PROD[b]) - LPC[b]
+                    if N[_FLUSH, b]:
+                        lp = F[_LP, b]
+                        term = math.log(F[_PROD, b]) - F[_LPC, b]
                         tmp = lp + term
-                        LPC[b] = (tmp - lp) - term
-                        LP[b] = tmp
-                        PROD[b] = 1.0
-                    if QFLAG[b]:
-                        q = SA[b] ** beta / (SDELTA[b] + QSSH[b])
-                        QCNT[b] += 1
-                        if q < QMIN[b]:
-                            QMIN[b] = q
-                        if q > QMAX[b]:
-                            QMAX[b] = q
-                    if CFLAG[b]:
-                        c = math.log(abs(SX[b]) / abs(SXN[b])) / SRHO[b]
-                        if c < CMIN[b]:
-                            CMIN[b] = c
+                        F[_LPC, b] = (tmp - lp) - term
+                        F[_LP, b] = tmp
+                        F[_PROD, b] = 1.0
+                    if N[_QFLAG, b]:
+                        q = F[_SA, b] ** beta / (F[_SDELTA, b] + F[_QSSH, b])
+                        N[_QCNT, b] += 1
+                        if q < F[_QMIN, b]:
+                            F[_QMIN, b] = q
+                        if q > F[_QMAX, b]:
+                            F[_QMAX, b] = q
+                    if N[_CFLAG, b]:
+                        c = math.log(abs(F[_SX, b]) / abs(F[_SXN, b])) / F[_SRHO, b]
+                        if c < F[_CMIN, b]:
+                            F[_CMIN, b] = c
         for b in range(w):  # write out finished lanes, refill their slots
-            if ST[b] >= 0:
-                _store(b, out_i, out_f, X, Y, LP, LPC, PROD, SCR, SLB, DLB, SMAX, SMAX0, XMAX0, DT0, QMIN,
-                       QMAX, CMIN, TAIL, LANE, ST, T, TBAR, BOUNCE, T0, BOUNCE0, QCNT, TSMALL)
+            if N[_ST, b] >= 0:
+                _store(b, out_i, out_f, F, N)
                 if nxt < n:
-                    _load(b, lanes[nxt], x0, y0, eta, qs_lo, qs_shift, X, Y, E, THR, LP, LPC, PROD, SCR,
-                          SLB, DLB, SMAX, SMAX0, XMAX0, DT0, QMIN, QMAX, CMIN, TAIL, QSLO, QSSH, LANE, ST,
-                          T, TBAR, BOUNCE, T0, BOUNCE0, QCNT, TSMALL)
+                    _load(b, lanes[nxt], x0, y0, eta, qs_lo, qs_shift, F, N)
                     nxt += 1
                 else:
-                    ST[b] = -2
-                    X[b] = 0.0
-                    Y[b] = 0.0
-                    E[b] = 0.0
+                    N[_ST, b] = -2
+                    F[_X, b] = 0.0
+                    F[_Y, b] = 0.0
+                    F[_E, b] = 0.0
                     live -= 1
     return 0
 
 
 @numba.njit
-def _load(b, i, x0, y0, eta, qs_lo, qs_shift, X, Y, E, THR, LP, LPC, PROD, SCR, SLB, DLB, SMAX, SMAX0,
-          XMAX0, DT0, QMIN, QMAX, CMIN, TAIL, QSLO, QSSH, LANE, ST, T, TBAR, BOUNCE, T0, BOUNCE0, QCNT,
-          TSMALL):
-    X[b] = x0[i]
-    Y[b] = y0[i]
-    E[b] = eta[i]
-    THR[b] = 2.0 / eta[i]
-    LP[b] = 0.0
-    LPC[b] = 0.0
-    PROD[b] = 1.0
-    SCR[b] = np.nan
-    SLB[b] = np.nan
-    DLB[b] = np.nan
-    SMAX[b] = 0.0
-    SMAX0[b] = 0.0
-    XMAX0[b] = 0.0
-    DT0[b] = np.nan
-    QMIN[b] = np.inf
-    QMAX[b] = 0.0
-    CMIN[b] = np.inf
-    TAIL[b] = np.nan
-    QSLO[b] = qs_lo[i]
-    QSSH[b] = qs_shift[i]
-    LANE[b] = i
-    ST[b] = -1
-    T[b] = 0
-    TBAR[b] = -1
-    BOUNCE[b] = 0
-    T0[b] = -1
-    BOUNCE0[b] = 0
-    QCNT[b] = 0
-    TSMALL[b] = -1
+def _load(b, i, x0, y0, eta, qs_lo, qs_shift, F, N):
+    F[_X, b] = x0[i]
+    F[_Y, b] = y0[i]
+    F[_E, b] = eta[i]
+    F[_THR, b] = 2.0 / eta[i]
+    F[_LP, b] = 0.0
+    F[_LPC, b] = 0.0
+    F[_PROD, b] = 1.0
+    F[_SCR, b] = np.nan
+    F[_SLB, b] = np.nan
+    F[_DLB, b] = np.nan
+    F[_SMAX, b] = 0.0
+    F[_SMAX0, b] = 0.0
+    F[_XMAX0, b] = 0.0
+    F[_DT0, b] = np.nan
+    F[_QMIN, b] = np.inf
+    F[_QMAX, b] = 0.0
+    F[_CMIN, b] = np.inf
+    F[_TAIL, b] = np.nan
+    F[_QSLO, b] = qs_lo[i]
+    F[_QSSH, b] = qs_shift[i]
+    N[_LANE, b] = i
+    N[_ST, b] = -1
+    N[_T, b] = 0
+    N[_TBAR, b] = -1
+    N[_BOUNCE, b] = 0
+    N[_T0, b] = -1
+    N[_BOUNCE0, b] = 0
+    N[_QCNT, b] = 0
+    N[_TSMALL, b] = -1
 
 
 @numba.njit
-def _store(b, out_i, out_f, X, Y, LP, LPC, PROD, SCR, SLB, DLB, SMAX, SMAX0, XMAX0, DT0, QMIN, QMAX, CMIN,
-           TAIL, LANE, ST, T, TBAR, BOUNCE, T0, BOUNCE0, QCNT, TSMALL):
-    i = LANE[b]
-    status = ST[b]
-    x = X[b]
-    y = Y[b]
-    lp = LP[b]
-    if PROD[b] != 1.0:
-        lp += math.log(PROD[b]) - LPC[b]
-    tail = TAIL[b]
+def _store(b, out_i, out_f, F, N):
+    i = N[_LANE, b]
+    status = N[_ST, b]
+    x = F[_X, b]
+    y = F[_Y, b]
+    lp = F[_LP, b]
+    if F[_PROD, b] != 1.0:
+        lp += math.log(F[_PROD, b]) - F[_LPC, b]
+    tail = F[_TAIL, b]
     if status == 3:
         tail = np.nan
     elif status == 1:
         tail = 0.0
-    qcnt = QCNT[b]
+    qcnt = N[_QCNT, b]
     out_i[0, i] = status
-    out_i[1, i] = T[b]
-    out_i[2, i] = TBAR[b]
-    out_i[3, i] = BOUNCE[b]
-    out_i[4, i] = T0[b]
-    out_i[5, i] = BOUNCE0[b]
+    out_i[1, i] = N[_T, b]
+    out_i[2, i] = N[_TBAR, b]
+    out_i[3, i] = N[_BOUNCE, b]
+    out_i[4, i] = N[_T0, b]
+    out_i[5, i] = N[_BOUNCE0, b]
     out_i[6, i] = qcnt
-    out_i[7, i] = TSMALL[b]
+    out_i[7, i] = N[_TSMALL, b]
     out_f[0, i] = x
     out_f[1, i] = y
     out_f[2, i] = y * y - x * x
     out_f[3, i] = lp
     out_f[4, i] = tail
-    out_f[5, i] = SCR[b]
-    out_f[6, i] = SLB[b]
-    out_f[7, i] = DLB[b]
-    out_f[8, i] = SMAX[b]
-    out_f[9, i] = SMAX0[b]
-    out_f[10, i] = XMAX0[b]
-    out_f[11, i] = DT0[b]
-    out_f[12, i] = QMIN[b] if qcnt > 0 else np.nan
-    out_f[13, i] = QMAX[b] if qcnt > 0 else np.nan
-    out_f[14, i] = CMIN[b]
+    out_f[5, i] = F[_SCR, b]
+    out_f[6, i] = F[_SLB, b]
+    out_f[7, i] = F[_DLB, b]
+    out_f[8, i] = F[_SMAX, b]
+    out_f[9, i] = F[_SMAX0, b]
+    out_f[10, i] = F[_XMAX0, b]
+    out_f[11, i] = F[_DT0, b]
+    out_f[12, i] = F[_QMIN, b] if qcnt > 0 else np.nan
+    out_f[13, i] = F[_QMAX, b] if qcnt > 0 else np.nan
+    out_f[14, i] = F[_CMIN, b]
