@@ -24,7 +24,7 @@ def _handwritten_sqrt() -> Loss:
     """The same sqrt loss with a hand-written kernel: the reference for "no loss of speed"."""
     import numba as _nb
 
-    @_nb.njit(cache=True)
+    @_nb.njit(cache=True, error_model="numpy")  # as the generated kernels (no division branch)
     def k_sqrt(s, p):
         return s / math.sqrt(1.0 + s * s)
 
