@@ -3,7 +3,8 @@
 An :class:`Objective` is f(θ) = e(θ) or, with data, the mean f(θ) = (1/n) Σᵢ e(θ, zᵢ) over the rows
 zᵢ of a data array. Its gradient and Hessian are derived by sympy, common subexpressions shared
 (``sympy.cse``), printed as Python on ``math`` and compiled with numba — nothing is hand-written per
-objective. :func:`run` advances many *lanes* (θ₀, η, seed), each independently of the others:
+objective. Full-batch GD without data rows or sharpness records runs in a blocked SIMD kernel
+generated the same way (:mod:`.genericblocks`; same results bit for bit, several times faster). :func:`run` advances many *lanes* (θ₀, η, seed), each independently of the others:
 
     θ_{t+1} = θ_t − η ∇f_B(θ_t)      (B = all rows for GD; b rows drawn with replacement for SGD)
 
