@@ -75,3 +75,23 @@ def test_readme_example_runs():
     exec(compile(code, "README dynamics example", "exec"), namespace)  # our own documentation
     result = namespace["result"]
     assert np.all(result.final_sharpness <= 2 / namespace["eta"])
+
+
+def test_blocked_kernel_is_bit_identical_to_the_lane_by_lane_engine():
+    # converged (also at the float64 floor), stalled (2-cycles), budget and diverged lanes
+    fields = ["outcome", "steps", "at_floor", "theta", "value", "grad_norm", "final_sharpness"]
+    cases = [(generic.Objective(sp.sqrt(1 + (x * y) ** 2), (x, y)), np.geomspace(1e-2, 0.6, 150)),
+             (generic.Objective(x**2 / 2, (x,)), np.linspace(0.1, 2.5, 150))]
+    for obj, eta in cases:
+        if obj.dim == 2:
+            x0, y0 = dynamics.normalised_start(eta, 3.0)
+            theta0 = np.c_[x0, y0]
+        else:
+            theta0 = np.ones((len(eta), 1))
+        for kw in (dict(max_steps=3000, gtol=0.0, patience=500, check_every=7),
+                   dict(max_steps=20000, gtol=1e-10)):
+            a = generic.run(obj, theta0, eta, blocked=False, **kw)
+            b = generic.run(obj, theta0, eta, blocked=True, **kw)
+            assert len(set(a.outcome)) >= 2
+            for f in fields:
+                assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (obj.expr, kw, f)

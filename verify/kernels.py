@@ -105,7 +105,10 @@ def float64_kernel(expr: sp.Expr, var: sp.Symbol) -> tuple[Callable, np.ndarray]
         namespace: dict[str, Any] = {"math": math}
         exec(compile(source, "<verify.kernels float64>", "exec"), namespace)  # generated from sympy, not user text
         try:
-            kernel = numba.njit(namespace["kernel"])
+            # error_model="numpy": x/0 is ±inf or nan (the lane engine reports it as divergence)
+            # rather than a raised ZeroDivisionError, whose check is a branch that stops the engine's
+            # loop over lanes from vectorising
+            kernel = numba.njit(error_model="numpy")(namespace["kernel"])
             kernel(0.5, params)
         except Exception as exc:
             raise NotCompilable(f"generated float64 code does not compile: {type(exc).__name__}") from None

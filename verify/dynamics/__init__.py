@@ -8,15 +8,19 @@ Modules (one path each; every public name is re-exported here):
 
 * :mod:`.outcomes` — :class:`Outcome` (converged / frozen / diverged / budget), the result records
   :class:`Lanes` (float64) and :class:`HPLane` (high precision);
-* :mod:`.lanes` — :func:`run`, the float64 engine (numba, numpy fallback), :func:`trajectory`,
-  :func:`normalised_start`;
+* :mod:`.lanes` — :func:`run`, the float64 engine (numba, numpy fallback; ``parallel`` threads),
+  :func:`trajectory`, :func:`normalised_start`;
+* :mod:`.lanekernel` — its compiled kernel: lanes in structure-of-arrays blocks, the loop over lanes
+  vectorised (SIMD), every lane bit-identical to a lone scalar loop;
 * :mod:`.ddarith` — double-double arithmetic (two_sum, dd_add, …, dd_exp, dd_log, dd_tanh, dd_split);
 * :mod:`.ddpath` — :func:`run_dd`, the map in compiled double-double (~31.9 digits);
 * :mod:`.highprec` — :func:`run_hp` (arb, or mpmath) at ≥ 30 digits, :func:`naive_mpmath_gd`,
   :func:`cross_check` / :class:`CrossCheck`;
 * :mod:`.generic` — GD / minibatch SGD on any sympy objective in named parameters (``generic.run``,
-  ``generic.Objective``, ``generic.cross_check``): the engine a new model uses;
-* :mod:`.benchmarks` — ``dynamics.float64_lanes``, ``dynamics.high_precision``, ``dynamics.generic_lanes``.
+  ``generic.Objective``, ``generic.cross_check``): the engine a new model uses; :mod:`.genericblocks`
+  generates its blocked SIMD GD kernel from the sympy gradient;
+* :mod:`.benchmarks` — ``dynamics.float64_lanes``, ``dynamics.high_precision``, ``dynamics.generic_lanes``
+  (``scale.lanes_two_threads`` in :mod:`verify.scaling`).
 """
 from .ddarith import (dd_add, dd_div, dd_exp, dd_expm1_small, dd_log, dd_mul, dd_mul_d, dd_pow, dd_pow0, dd_powi,
                       dd_split, dd_sqrt, dd_sub, dd_tanh, quick_two_sum, two_prod, two_sum)

@@ -3,7 +3,8 @@
 An :class:`Objective` is f(θ) = e(θ) or, with data, the mean f(θ) = (1/n) Σᵢ e(θ, zᵢ) over the rows
 zᵢ of a data array. Its gradient and Hessian are derived by sympy, common subexpressions shared
 (``sympy.cse``), printed as Python on ``math`` and compiled with numba — nothing is hand-written per
-objective. :func:`run` advances many *lanes* (θ₀, η, seed), each independently of the others:
+objective. Full-batch GD without data rows or sharpness records runs in a blocked SIMD kernel
+generated the same way (:mod:`.genericblocks`; same results bit for bit, several times faster). :func:`run` advances many *lanes* (θ₀, η, seed), each independently of the others:
 
     θ_{t+1} = θ_t − η ∇f_B(θ_t)      (B = all rows for GD; b rows drawn with replacement for SGD)
 
@@ -103,6 +104,13 @@ class Objective:
         return (_vector_function([self.expr], self.params, self.data, "value"),
                 _vector_function(self.gradient, self.params, self.data, "gradient"),
                 _vector_function(self.hessian, self.params, self.data, "hessian"))
+
+    @cached_property
+    def blocked_kernel(self) -> Callable:
+        """The blocked SIMD GD kernel generated from the gradient (:mod:`.genericblocks`)."""
+        from .genericblocks import blocked_engine
+
+        return blocked_engine(self.gradient, self.params)
 
     @cached_property
     def mpmath_functions(self) -> tuple[Callable, Callable]:
@@ -225,6 +233,22 @@ def _engine(value, grad, hess, W0, eta, Z, batch, seeds, max_steps, gtol, patien
     return 0
 
 
+@numba.njit(cache=False)
+def _finish(value, hess, W, Z, out_i, out_f):
+    """f and λ_max(∇²f) at every lane's final θ (as the lane-by-lane engine does at its stop)."""
+    L, d = W.shape
+    all_rows = np.arange(Z.shape[0])
+    fv = np.empty(1)
+    facc = np.empty(1)
+    hbuf = np.empty(d * d)
+    hacc = np.empty(d * d)
+    for lane in range(L):
+        w = W[lane].copy()
+        _mean_into(value, w, Z, all_rows, Z.shape[0], fv, facc)
+        out_f[lane, 0] = facc[0]
+        out_f[lane, 2] = _sharpness(hess, w, Z, all_rows, d, hbuf, hacc) if out_i[lane, 0] != 2 else np.nan
+
+
 @dataclass(frozen=True)
 class Run:
     """Per-lane results of :func:`run` (rows in input order)."""
@@ -254,13 +278,15 @@ class Run:
 
 def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch: int = 0,
         seeds: Any = 0, max_steps: int = 10**5, gtol: float = 1e-12, patience: int = 10**4,
-        record_every: int = 0, records: int = 0, check_every: int = 100) -> Run:
+        record_every: int = 0, records: int = 0, check_every: int = 100, blocked: bool | None = None) -> Run:
     """GD (``batch`` = 0 or ≥ n) or minibatch SGD on every lane (rows of ``theta0`` × ``eta``).
 
     ``theta0``: (lanes, d) or (d,) broadcast against ``eta``; ``data``: (n, k) rows for an objective
     with data symbols; ``seeds``: per-lane SGD seeds (derive them from the check's seed).
     ``record_every``/``records``: the sharpness is recorded at t = 0, record_every, … (``records``
     values at most). ``check_every``: SGD evaluates the full f and ∇f every that many steps.
+    ``blocked``: use the blocked SIMD kernel (:mod:`.genericblocks`; default: whenever it applies,
+    full-batch GD without data rows or records; results bit-identical to the lane-by-lane engine).
     """
     theta0 = np.atleast_2d(np.asarray(theta0, float))
     eta = np.atleast_1d(np.asarray(eta, float))
@@ -280,9 +306,17 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     out_f = np.zeros((lanes, 3))
     sharp = np.full((lanes, max(n_rec, 1)), np.nan)
     value, grad, hess = objective.compiled
-    _engine(value, grad, hess, theta0, eta, Z, int(batch), seeds, int(max_steps), float(gtol),
-            int(patience), int(record_every) if record_every > 0 else max_steps + 1, int(check_every),
-            W, out_i, out_f, sharp)
+    if blocked is None:  # the blocked SIMD kernel covers full-batch GD without data or records
+        blocked = not objective.data and not (0 < batch < len(Z)) and n_rec == 0
+    if blocked:
+        kernel = objective.blocked_kernel
+        kernel(value, grad, np.arange(lanes), theta0, eta, Z, np.arange(len(Z)), int(max_steps),
+               float(gtol), int(patience), int(check_every), W, out_i, out_f)
+        _finish(value, hess, W, Z, out_i, out_f)
+    else:
+        _engine(value, grad, hess, theta0, eta, Z, int(batch), seeds, int(max_steps), float(gtol),
+                int(patience), int(record_every) if record_every > 0 else max_steps + 1, int(check_every),
+                W, out_i, out_f, sharp)
     return Run(objective, theta0, eta, W, out_i[:, 0].astype(np.int8), out_i[:, 1], out_i[:, 2].astype(bool),
                out_f[:, 0], out_f[:, 1], out_f[:, 2], sharp[:, :n_rec],
                {"max_steps": int(max_steps), "gtol": gtol, "batch": int(batch), "patience": int(patience)})
