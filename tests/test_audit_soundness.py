@@ -276,7 +276,9 @@ def test_many_max_arguments_parse_at_once():
     tanh terms, before the audit's budget starts): the parser builds Min/Max unevaluated."""
     start = time.perf_counter()
     e = parse_loss("Max(" + ",".join(f"tanh({k}*s)" for k in range(1, 75)) + ")")
-    assert time.perf_counter() - start < 1.0 and len(e.args) == 74
+    # evaluated, 74 terms take ~9 s (pairwise comparisons); unevaluated ~0.1 s. The bound sits far
+    # from both so that a loaded machine (1.3 s seen at load 9) does not decide the test.
+    assert time.perf_counter() - start < 4.0 and len(e.args) == 74
     assert parse_loss("Max(1, 1/2)*s**2/2") == parse_loss("s**2/2")  # numbers are still compared
     assert run("Max(1, 1/2)*log(cosh(s))")["A1"]["verdict"] == "proved"
 
