@@ -9,6 +9,9 @@ The JSON shapes are a contract other tools script against (see ``shared/design.m
   ``seeds`` ({seed: verdict}), ``seeds_met`` and ``seeds_total``; ``verdict``/``evidence`` are those
   of the first seed that missed the expectation (of seed A when none did). Exit status 0 iff every
   claim met its expectation at every seed (and every planted error was refuted at every seed).
+- ``report --seeds A-B`` also runs the claims and planted errors at each seed (quick budget,
+  :mod:`verify.robustness`); the index counts the seeds met per claim. Exit status 1 if a claim
+  missed a seed or a planted error survived one.
 """
 from __future__ import annotations
 
