@@ -56,6 +56,8 @@ def test_index_counts_seeds_met_and_planted_refuted(tmp_path, monkeypatch, capsy
     assert "every seed: **2 / 3**; planted" in index and "refuted at every seed: **2 / 3**" in index
     assert "met at 2 / 4 seeds; missed at 1 (refuted), 3 (refuted)" in index
     assert "`python -m verify report --seeds 0-3`" in index
+    page = (tmp_path / "a" / "toy.md").read_text(encoding="utf-8")
+    assert ("seeds 0-3 (budget `quick`): met at 4/4, planted errors all refuted at 3/4" in page)
 
 
 def test_robustness_column_is_deterministic_and_absent_without_seeds(tmp_path, monkeypatch):

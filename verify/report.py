@@ -111,7 +111,7 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
         text = paper_page(paper, citations.get(paper, paper),
                           sourcelinks.paper_address(citations.get(paper, "")),
                           [c for c in ordered if c.paper == paper], sections, results, planted,
-                          figures, links, seed, budget, lambda c: f"{c.paper}.md")
+                          figures, links, seed, budget, lambda c: f"{c.paper}.md", swept)
         (out / f"{paper}.md").write_text(text + "\n", encoding="utf-8")
     # FINDINGS.md first: the index links it only when it exists
     (out / "FINDINGS.md").write_text(findings_markdown([results[c.id] for c in ordered], anchor_of=anchor,
@@ -321,7 +321,7 @@ def _planted_cell(claim: Claim, swept: SeedSweep) -> str:
     if not rows:
         return "—"
     n = len(swept.seeds)
-    every = sum(1 for s in swept.seeds if all(s in seeds for _, seeds in rows))
+    every = len(swept.all_refuted(claim.id))
     weak = [f"{code_span('#' + tag)} {len(seeds)}/{n}" for tag, seeds in rows if len(seeds) < n]
     return f"{every}/{n}" + (" ⚠ (" + ", ".join(weak) + ")" if weak else "")
 

@@ -37,6 +37,11 @@ class SeedSweep:
         return [(tag, [s for s, ev in evs.items() if ev.status == Status.REFUTED])
                 for tag, evs in self.planted.get(claim_id, ())]
 
+    def all_refuted(self, claim_id: str) -> list[int]:
+        """Seeds at which every planted error of the claim was refuted."""
+        rows = self.refuted(claim_id)
+        return [s for s in self.seeds if all(s in seeds for _, seeds in rows)]
+
     def first_miss(self, claim_id: str) -> Result:
         """The result at the first seed that missed the expectation (at the first seed if none)."""
         by_seed = self.results[claim_id]
