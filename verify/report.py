@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import matplotlib
 
@@ -28,9 +28,11 @@ from .claim import (Claim, Context, Result, Status, _jsonable, dependency_order,
                     run_claim, run_planted)
 from .findings import findings_markdown
 from .render import SIGNIFICANT, code_span, escape_markdown, markdown_cell
+from .robustness import SeedSweep, format_seeds, sweep
 from .report_pages import BADGE, TRUST, anchor, paper_page, section_anchor, status_text
 
 ORDER = ["proved", "supported", "inconclusive", "refuted", "inconsistent"]
+SWEEP_BUDGET = "quick"  # budget of the robustness runs (``report --seeds``): one pass per seed
 DATA_DIGITS = 10  # significant digits of floats in data/*.json (absorbs last-bit platform noise)
 # engine terms that appear in evidence data; papers add their own through ``GLOSSARY`` in their
 # package (``claims/<paper>/__init__.py``)
@@ -59,12 +61,14 @@ VERSIONED = ("hypothesis", "numpy", "scipy", "sympy", "mpmath", "python-flint", 
 
 def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
                   budget: str = "full", progress: Callable[[str], None] | None = None,
-                  runner=None) -> dict:
+                  runner=None, seeds: Sequence[int] | None = None) -> dict:
     """Run every claim (and its planted errors), write the markdown, figures and data; return a
     summary.
 
     ``runner`` (:mod:`verify.parallel`; default serial) says where the claims run; the files written
-    do not depend on it, except ``RUNTIME.md``."""
+    do not depend on it, except ``RUNTIME.md``. With ``seeds``, the claims and planted errors are
+    also run at each of those seeds at the ``SWEEP_BUDGET`` (:func:`verify.robustness.sweep`) and
+    the index counts, per claim, the seeds at which it met its expectation."""
     from .parallel import Runner, run_claims
 
     started = time.perf_counter()
@@ -76,8 +80,14 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     planted: dict[str, list] = {}
     figures: dict[str, list[tuple[str, str]]] = {}
     timings: list[tuple[str, float, str]] = []
-    outcomes = run_claims(ordered, runner or Runner(), seed=seed, budget=budget, planted=True,
-                          figures=True, progress=progress)
+    outcomes = list(run_claims(ordered, runner or Runner(), seed=seed, budget=budget, planted=True,
+                               figures=True, progress=progress))
+    swept = None
+    if seeds:  # the report's own run is reused when it is one of the sweep's runs
+        if progress:
+            progress(f"robustness: seeds {format_seeds(seeds)}, budget {SWEEP_BUDGET}")
+        swept = sweep(ordered, runner or Runner(), seeds, SWEEP_BUDGET, progress=progress,
+                      done={seed: outcomes} if budget == SWEEP_BUDGET else None)
     for claim, done in zip(ordered, outcomes):
         results[claim.id] = done.result(claim)
         planted[claim.id] = list(zip(claim.planted, (ev for _, ev in done.planted)))
@@ -92,7 +102,8 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     links = _links(ordered, sections, out)
     for claim in ordered:
         (out / links["claims"][claim.id]["data"]).write_text(
-            _data_json(claim, results[claim.id], planted[claim.id], figures[claim.id], seed, budget),
+            _data_json(claim, results[claim.id], planted[claim.id], figures[claim.id], seed, budget,
+                       swept),
             encoding="utf-8")
     citations = sourcelinks.paper_citations(s.module for s in sections.values())
     papers = sorted({c.paper for c in claims})
@@ -100,13 +111,13 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
         text = paper_page(paper, citations.get(paper, paper),
                           sourcelinks.paper_address(citations.get(paper, "")),
                           [c for c in ordered if c.paper == paper], sections, results, planted,
-                          figures, links, seed, budget, lambda c: f"{c.paper}.md")
+                          figures, links, seed, budget, lambda c: f"{c.paper}.md", swept)
         (out / f"{paper}.md").write_text(text + "\n", encoding="utf-8")
     # FINDINGS.md first: the index links it only when it exists
     (out / "FINDINGS.md").write_text(findings_markdown([results[c.id] for c in ordered], anchor_of=anchor,
                                                        seed=seed, budget=budget), encoding="utf-8")
     (out / "README.md").write_text(_index_markdown(ordered, results, planted, sections, seed,
-                                                   budget, out), encoding="utf-8")
+                                                   budget, out, swept), encoding="utf-8")
     (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget,
                                                       time.perf_counter() - started), encoding="utf-8")
     counts = Counter(str(r.verdict) for r in results.values() if r.claim.expect != "unchecked")
@@ -114,7 +125,7 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     planted_missed = [f"{cid}#{p.tag}" for cid, rows in planted.items() for p, e in rows
                       if e.status != Status.REFUTED]
     return {"counts": dict(counts), "unmet": unmet, "planted_not_refuted": planted_missed,
-            "results": results}
+            "seeds_unmet": swept.unmet() if swept else [], "results": results}
 
 
 def _links(ordered, sections, out: Path) -> dict:
@@ -144,7 +155,8 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _data_json(claim: Claim, result: Result, planted_rows, figure_rows, seed, budget) -> str:
+def _data_json(claim: Claim, result: Result, planted_rows, figure_rows, seed, budget,
+               swept: SeedSweep | None = None) -> str:
     doc = {"id": claim.id, "title": claim.title, "source": str(claim.source),
            "statement": claim.statement, "uses": list(claim.uses), "expect": claim.expect,
            "verdict": str(result.verdict) if claim.expect != "unchecked" else "not checked",
@@ -154,6 +166,11 @@ def _data_json(claim: Claim, result: Result, planted_rows, figure_rows, seed, bu
                        for p, e in planted_rows],
            "figures": [{"file": f"figures/{name}" if name else None, "caption": caption}
                        for name, caption in figure_rows]}
+    if swept is not None:
+        doc["seeds"] = {"budget": swept.budget,
+                        "verdicts": {str(s): str(r.verdict) for s, r in swept.results[claim.id].items()},
+                        "met": swept.met(claim.id),
+                        "planted_refuted": {tag: seeds for tag, seeds in swept.refuted(claim.id)}}
     return json.dumps(_rounded(_jsonable(doc)), indent=1, ensure_ascii=False) + "\n"
 
 
@@ -167,7 +184,8 @@ def _versions() -> str:
     return ", ".join(found)
 
 
-def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path) -> str:
+def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path,
+                    swept: SeedSweep | None = None) -> str:
     checked = [r for r in results.values() if r.claim.expect != "unchecked"]
     counts = Counter(str(r.verdict) for r in checked)
     n_planted = sum(len(v) for v in planted.values())
@@ -192,7 +210,11 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
         lines += [f"- [{code_span(r.claim.id, in_table=False)}]({r.claim.paper}.md#"
                   f"{anchor(r.claim.id)}): {r.verdict} (expected {r.claim.expect})" for r in unmet]
         lines.append("")
-    lines += [f"Generated by `python -m verify report` (seed {seed}, budget `{budget}`) with "
+    if swept is not None:
+        lines += _robustness_lines(ordered, swept)
+    command = "python -m verify report" + (f" --seeds {format_seeds(swept.seeds).replace(', ', ',')}"
+                                           if swept is not None else "")
+    lines += [f"Generated by `{command}` (seed {seed}, budget `{budget}`) with "
               f"{escape_markdown(_versions(), in_table=False)}. The same seed, budget and versions "
               "give byte-identical files; wall-clock times are kept apart in "
               "[RUNTIME.md](RUNTIME.md). Floats are printed with "
@@ -244,18 +266,64 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
     for paper in papers:
         lines += [f"## {paper} claims in dependency order", "",
                   f"Page: [{paper}.md]({paper}.md).", "",
-                  "| claim | title | status | verdict | uses |", "|---|---|---|---|---|"]
+                  "| claim | title | status | verdict | uses |" + (
+                      " seeds met | planted refuted |" if swept else ""),
+                  "|---|---|---|---|---|" + ("---|---|" if swept else "")]
         for c in ordered:
             if c.paper != paper:
                 continue
             r = results[c.id]
             uses = ", ".join(code_span(u) for u in c.uses)
             trust = f" \\[{c.trust}\\]" if c.trust else ""
+            robust = f" {_seeds_met_cell(c, swept)} | {_planted_cell(c, swept)} |" if swept else ""
             lines.append(f"| [{code_span(c.id)}]({paper}.md#{anchor(c.id)}) | "
                          f"{markdown_cell(c.title)} | {c.status}{trust} | {status_text(r)} | "
-                         f"{uses} |")
+                         f"{uses} |{robust}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _robustness_lines(ordered, swept: SeedSweep) -> list[str]:
+    """The index's paragraph on the seed sweep: how many claims and planted errors held at every
+    seed, and which did not (with the seeds)."""
+    n = len(swept.seeds)
+    checked = [c for c in ordered if c.expect != "unchecked"]
+    robust = sum(1 for c in checked if len(swept.met(c.id)) == n)
+    rows = [(c, tag, seeds) for c in checked for tag, seeds in swept.refuted(c.id)]
+    lines = [f"Robustness over run seeds {format_seeds(swept.seeds)} (budget `{swept.budget}`, "
+             f"claims and planted errors re-run at each seed): claims meeting their expectation at "
+             f"every seed: **{robust} / {len(checked)}**; planted errors refuted at every seed: "
+             f"**{sum(1 for *_, s in rows if len(s) == n)} / {len(rows)}**. Per claim: columns "
+             "*seeds met* and *planted refuted* of the tables below.", ""]
+    misses = [f"- [{code_span(c.id, in_table=False)}]({c.paper}.md#{anchor(c.id)}): met at "
+              f"{len(swept.met(c.id))} / {n} seeds; missed at " + ", ".join(
+                  f"{s} ({swept.results[c.id][s].verdict})" for s in swept.missed(c.id))
+              for c in checked if swept.missed(c.id)]
+    misses += [f"- [{code_span(f'{c.id}#{tag}', in_table=False)}]({c.paper}.md#{anchor(c.id)}): "
+               f"refuted at {len(seeds)} / {n} seeds; not at "
+               + format_seeds([s for s in swept.seeds if s not in seeds])
+               for c, tag, seeds in rows if len(seeds) < n]
+    if misses:
+        lines += ["Not robust over these seeds:", "", *misses, ""]
+    return lines
+
+
+def _seeds_met_cell(claim: Claim, swept: SeedSweep) -> str:
+    if claim.expect == "unchecked":
+        return "—"
+    met, n = len(swept.met(claim.id)), len(swept.seeds)
+    return f"{met}/{n}" + ("" if met == n else " ⚠")
+
+
+def _planted_cell(claim: Claim, swept: SeedSweep) -> str:
+    """Seeds at which every planted error was refuted; the ones that survived a seed are named."""
+    rows = swept.refuted(claim.id)
+    if not rows:
+        return "—"
+    n = len(swept.seeds)
+    every = len(swept.all_refuted(claim.id))
+    weak = [f"{code_span('#' + tag)} {len(seeds)}/{n}" for tag, seeds in rows if len(seeds) < n]
+    return f"{every}/{n}" + (" ⚠ (" + ", ".join(weak) + ")" if weak else "")
 
 
 def _runtime_markdown(timings, seed, budget, wall: float) -> str:

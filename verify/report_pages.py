@@ -94,6 +94,23 @@ def _short(result: Result) -> str:
     return "not checked" if result.claim.expect == "unchecked" else str(result.verdict)
 
 
+def _seeds_text(claim: Claim, swept) -> str:
+    """`` · seeds 0-9 (quick): met at 10/10, planted errors refuted at 10/10`` (empty without a
+    sweep or for an unchecked claim)."""
+    from .robustness import format_seeds
+
+    if swept is None or claim.expect == "unchecked":
+        return ""
+    n = len(swept.seeds)
+    text = (f" · seeds {format_seeds(swept.seeds)} (budget `{swept.budget}`): met at "
+            f"{len(swept.met(claim.id))}/{n}")
+    rows = swept.refuted(claim.id)
+    if rows:
+        every = len(swept.all_refuted(claim.id))
+        text += f", planted errors all refuted at {every}/{n}"
+    return text
+
+
 def hypothesis_text(h: str) -> str:
     """A hypothesis written in LaTeX (it has a backslash command) is math; anything else is text."""
     if "\\" in h:
@@ -104,9 +121,10 @@ def hypothesis_text(h: str) -> str:
 def paper_page(paper: str, citation: str, address: str | None, ordered: list[Claim],
                sections: dict[str, Section], results: dict[str, Result], planted: dict,
                figures: dict, links: dict, seed: int, budget: str,
-               page_of: Callable[[Claim], str]) -> str:
+               page_of: Callable[[Claim], str], swept=None) -> str:
     """The markdown of ``reports/<paper>.md``; ``links`` holds per claim its data file, its code
-    link and a code link per check."""
+    link and a code link per check; ``swept`` (a :class:`verify.robustness.SeedSweep`, with
+    ``report --seeds``) adds to each claim the seeds at which it met its expectation."""
     unsorted: dict[str, list[Claim]] = {}
     for c in ordered:  # within a section, claims keep the dependency order
         unsorted.setdefault(sections[c.id].module if c.id in sections else "~", []).append(c)
@@ -142,11 +160,12 @@ def paper_page(paper: str, citation: str, address: str | None, ordered: list[Cla
                   depgraph.mermaid(ids, graph, lambda cid: verdict_class(results[cid]),
                                    lambda cid: cid.split(".", 1)[1] if cid in ids else cid), ""]
         for c in members:
-            lines += _claim_block(c, results, planted, figures, links, page_of, address)
+            lines += _claim_block(c, results, planted, figures, links, page_of, address, swept)
     return "\n".join(lines)
 
 
-def _claim_block(c: Claim, results, planted, figures, links, page_of, address) -> list[str]:
+def _claim_block(c: Claim, results, planted, figures, links, page_of, address,
+                 swept=None) -> list[str]:
     r = results[c.id]
     own = links["claims"][c.id]
     place = escape_markdown(c.source.place, in_table=False)
@@ -160,7 +179,7 @@ def _claim_block(c: Claim, results, planted, figures, links, page_of, address) -
     lines = [f"### {c.id}", "",
              f"**{escape_markdown(c.title, in_table=False)}**  ",
              f"Paper: {place}{code} · [all data]({own['data']})  ",
-             " · ".join(meta) + f" · **verdict: {status_text(r)}**", "",
+             " · ".join(meta) + f" · **verdict: {status_text(r)}**" + _seeds_text(c, swept), "",
              display_math(prose_to_text(c.statement)), ""]
     if c.hypotheses:
         lines += ["Hypotheses: " + "; ".join(hypothesis_text(h) for h in c.hypotheses), ""]
