@@ -179,13 +179,30 @@ def test_time_budget_is_enforced_even_inside_broad_excepts():
     import time as _time
     started = _time.perf_counter()
     with pytest.raises(symbolic.BudgetExceeded):
-        with symbolic.time_budget(0.2):
+        with symbolic.time_budget(0.2, clock="wall"):
             while True:
                 try:
                     _time.sleep(0.01)
                 except Exception:
                     pass
     assert _time.perf_counter() - started < 2
+
+
+def test_the_default_budget_counts_cpu_time_not_waiting():
+    """A loaded machine must not turn a verdict inconclusive: sleeping costs no CPU budget,
+    spinning does."""
+    import time as _time
+    with symbolic.time_budget(0.2):
+        _time.sleep(0.4)  # would have fired on a wall clock
+    started = _time.process_time()
+    with pytest.raises(symbolic.BudgetExceeded):
+        with symbolic.time_budget(0.2):
+            while True:
+                try:
+                    sum(range(1000))
+                except Exception:
+                    pass
+    assert _time.process_time() - started < 2
 
 
 def test_shared_seed_is_common_to_checks_of_a_run():
@@ -204,8 +221,8 @@ def test_time_budgets_nest():
     import time as _time
     started = _time.perf_counter()
     with pytest.raises(symbolic.BudgetExceeded):
-        with symbolic.time_budget(0.3):
-            with symbolic.time_budget(5):
+        with symbolic.time_budget(0.3, clock="wall"):
+            with symbolic.time_budget(5, clock="wall"):
                 pass  # an inner budget must not cancel the outer one
             while True:
                 _time.sleep(0.01)

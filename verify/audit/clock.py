@@ -109,7 +109,7 @@ def step(seconds: float) -> Iterator[None]:
     beyond the deadline; refuses to start (``OutOfTime``) once the deadline has passed."""
     from ..symbolic import time_budget
     check("a sympy step")
-    with time_budget(step_seconds(seconds)):
+    with time_budget(step_seconds(seconds), clock="wall"):  # the user's --budget is wall time
         yield
 
 
