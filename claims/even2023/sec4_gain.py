@@ -23,7 +23,7 @@ from verify.claim import Check, outcome
 from verify.nearmiss import near_miss
 from verify.theta import theta_by_slopes
 
-from . import PAPER, _dln, _implicit, _runs
+from . import PAPER, _dln, _gain_lanes, _implicit, _runs
 from .sec3_implicit_bias import THM2_C0, thm2_stepsize_runs
 
 NOT_RECOVERED = "display not recovered"
@@ -718,32 +718,43 @@ def _e5_settings(budget: str):
     return S
 
 
-@lru_cache(maxsize=None)
-def _e5(budget: str):
+def _e5_entry(task) -> dict:
+    """One E5 setting over its datasets × batch seeds (a task of ``ctx.map``: pure in its inputs)."""
+    budget, (label, d, a, b, c0) = task
     datasets = 1 if budget == "quick" else 2
     reps = 4 if budget == "quick" else 16
-    out = {}
-    for label, d, a, b, c0 in _e5_settings(budget):
-        vals = []
-        norms = []
-        for ds in range(datasets):
-            p = _dln.sparse_problem(E5_N, d, 3, a, seed=5000 + ds, teacher=(1.0, -1.0, 1.0))
-            gamma = c0 / d                           # σ² = 1 (its effect is exact: .sigma)
-            lanes = _dln.run_lanes(p, np.full(reps, gamma), b=b if b < E5_N else None,
-                                   seeds=np.arange(reps) + 31 * ds, max_steps=10_000_000, tol_rel=1e-5)
-            if not (lanes.status == _dln.CONVERGED).all():
-                vals.append(np.full(reps, np.nan))
-            else:
-                vals.append(lanes.gain.sum(1))
-            norms.append(np.abs(_dln.l1_interpolator(p.X, p.y)).sum())
-        v = np.concatenate(vals)
-        mean = float(np.mean(v))
-        se = float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
-        l1 = float(np.mean(norms))
-        R = mean / (gamma * d / b * math.log(1 / a) * l1)
-        out[label] = {"d": d, "alpha": a, "b": b, "gamma": gamma, "mean_gain_l1": mean, "stderr": se,
-                      "R": R, "datasets": datasets, "batch_seeds": reps, "l1_norm": l1}
-    return out
+    gamma = c0 / d                                   # σ² = 1 (its effect is exact: .sigma)
+    vals = []
+    norms = []
+    for ds in range(datasets):
+        p = _dln.sparse_problem(E5_N, d, 3, a, seed=5000 + ds, teacher=(1.0, -1.0, 1.0))
+        lanes = _gain_lanes.run_gain_lanes(p, gamma, np.arange(reps) + 31 * ds, b=b if b < E5_N else None,
+                                           max_steps=10_000_000, tol_rel=1e-5)
+        if not (lanes.status == _dln.CONVERGED).all():
+            vals.append(np.full(reps, np.nan))
+        else:
+            vals.append(lanes.gain_l1)
+        norms.append(np.abs(_dln.l1_interpolator(p.X, p.y)).sum())
+    v = np.concatenate(vals)
+    mean = float(np.mean(v))
+    se = float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
+    l1 = float(np.mean(norms))
+    R = mean / (gamma * d / b * math.log(1 / a) * l1)
+    return {"d": d, "alpha": a, "b": b, "gamma": gamma, "mean_gain_l1": mean, "stderr": se,
+            "R": R, "datasets": datasets, "batch_seeds": reps, "l1_norm": l1}
+
+
+_E5: dict = {}   # budget -> {label: entry}
+
+
+def _e5(ctx) -> dict:
+    """The E5 grid (:func:`_e5_settings`), its settings computed side by side when a pool is available
+    (``ctx.map``); cached per budget, shared by every check of prop16."""
+    if ctx.budget not in _E5:
+        settings = _e5_settings(ctx.budget)
+        entries = ctx.map(_e5_entry, [(ctx.budget, st) for st in settings])
+        _E5[ctx.budget] = {st[0]: e for st, e in zip(settings, entries)}
+    return _E5[ctx.budget]
 
 
 def _p16_axis(e: dict, kind: str) -> tuple[list, list]:
@@ -769,7 +780,7 @@ P16_TOWARD = {"gamma": "zero", "batch": "zero", "alpha": "infinity"}
 
 def _p16_series(kind: str):
     def measure(ctx):
-        e = _e5(ctx.budget)
+        e = _e5(ctx)
         keys, x = _p16_axis(e, kind)
         y = [e[k]["mean_gain_l1"] for k in keys]
         return Series(np.array(x), np.array(y), {"settings": keys, "stderr": [e[k]["stderr"] for k in keys],
@@ -783,7 +794,7 @@ def _p16_theta(ctx):
     engine's fit rules) along the γ, batch and ln(1/α) axes of the E5 grid; the d axis (2–3
     settings, too few for a fit) is reported, not fitted. The pooled level of R is the Θ-constant
     (.const), with its error bar."""
-    e = _e5(ctx.budget)
+    e = _e5(ctx)
     R = [v["R"] for v in e.values() if np.isfinite(v["R"])]
     axes = {}
     for kind in ("gamma", "batch", "alpha"):
@@ -810,7 +821,7 @@ def _p16_theta(ctx):
 
 
 def _p16_lsr(ctx):
-    e = _e5(ctx.budget)
+    e = _e5(ctx)
     base = e["gamma c0=0.05"]
     rows = {}
     ok = True
