@@ -48,7 +48,7 @@ class GainLanes:
         return OUTCOMES[int(self.status[i])]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _fold(t, d):
     """Σ_{j<d} t_j (d a multiple of 8) in a fixed order: four quarters added elementwise, then
     halves while the length is even and above 12 (vector loops), then the rest in order."""
@@ -65,7 +65,7 @@ def _fold(t, d):
     return acc
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _dot(X, row, beta, t):
     """x_row·β: the products, then :func:`_fold` (rows are indexed, not sliced: a view costs two
     atomic reference-count updates)."""
@@ -74,7 +74,7 @@ def _dot(X, row, beta, t):
     return _fold(t, beta.shape[0])
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _full_residual(XT, y, u, v, r):
     """r = X(u ⊙ v) − y and L = ‖r‖²/(2n): rows side by side, each r_i summed over j in order."""
     n = y.shape[0]
@@ -123,7 +123,7 @@ def _q_slow(s):
     return total, hit, bad
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _draw(perm, b):
     """The next uniform b-subset: partial Fisher–Yates on ``perm`` (the draws of _dln's kernel)."""
     n = perm.shape[0]
@@ -213,6 +213,8 @@ def _batch_lane(Xp, XT, y, u, v, gamma, b, max_steps, tol_rel, L0, perm, r, t, s
     n, dp = Xp.shape
     full = b >= n
     check_every = 1 if full else max(1, n // b)
+    # large batches: all n residuals at once (rows side by side) cost less than b dot products
+    whole = 3 * b >= n
     coef = np.empty(b)
     for j in range(dp):
         beta[j] = u[j] * v[j]
@@ -241,9 +243,12 @@ def _batch_lane(Xp, XT, y, u, v, gamma, b, max_steps, tol_rel, L0, perm, r, t, s
                     s[j] += ci * Xp[i, j]
         else:
             _draw(perm, b)
+            if whole and k % check_every != 0:   # (at a check, r is already the full residual)
+                _full_residual(XT, y, u, v, r)
             for m in range(b):
                 row = perm[m]
-                cm = gamma * (_dot(Xp, row, beta, t) - y[row]) / b
+                rm = r[row] if whole else _dot(Xp, row, beta, t) - y[row]
+                cm = gamma * rm / b
                 if m == 0:
                     for j in range(dp):
                         s[j] = cm * Xp[row, j]
