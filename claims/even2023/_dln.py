@@ -241,6 +241,25 @@ def _residual(X, y, beta, r):
         i += 1
 
 
+@njit(inline="always")
+def _series(SS, QP, QM, terms):
+    """q_±(s_j) = 2(ev ± od) by the series of _qpm with ``terms`` terms (a literal at each call, so
+    the loop over coordinates vectorises); bitwise _qpm's sums when the skipped terms are below
+    a quarter ulp (see the caller)."""
+    for j in range(SS.shape[0]):
+        sv = SS[j]
+        s2v = sv * sv
+        ev = 0.0
+        od = 0.0
+        pw = s2v
+        for t in range(1, terms + 1):
+            ev += pw / (2 * t)
+            od += pw * sv / (2 * t + 1)
+            pw *= s2v
+        QP[j] = 2.0 * (ev + od)
+        QM[j] = 2.0 * (ev - od)
+
+
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch):
@@ -341,8 +360,12 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
                     for j in range(d):
                         acc += X[i, j] * beta[j]
                     lb += 0.5 * acc * acc / b
-                    for j in range(d):
-                        g[j] += acc * X[i, j] / b
+                    if b == 1:      # x/1 = x exactly: the same bits without d divisions
+                        for j in range(d):
+                            g[j] += acc * X[i, j]
+                    else:
+                        for j in range(d):
+                            g[j] += acc * X[i, j] / b
                 suml += lb
             # batch curvature window (eq10.batch): only for b = 1 or GD, where λ's are known
             CURV[lane, 0] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 0] * lb
@@ -351,31 +374,44 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
             # the series branch of q_± (_qpm) for every coordinate in one branch-free loop, which
             # the compiler vectorises across coordinates (same operations per coordinate, so
             # bitwise _qpm; its 14 divisions were ~70% of an SGD step); logs where |s| >= 0.05
+            # Terms the sums cannot feel are skipped: with m = max_j |s_j| < 0.05, every term t > T
+            # of either sum is below 2^-56 of its first term when m^{2T} < 2^-56, hence below a
+            # quarter ulp of the partial sum, and adding it (or any later, smaller term) leaves the
+            # sum's bits unchanged. T = 7 at m -> 0.05 (the full series), 3 for m <= 1e-3.
+            ma = 0.0         # max_j |s_j| (max is exact: the order of the comparisons is immaterial)
             for j in range(d):
                 sv = gamma * g[j]
                 SS[j] = sv
-                s2v = sv * sv
-                ev = 0.0
-                od = 0.0
-                pw = s2v
-                for t in range(1, 8):
-                    ev += pw / (2 * t)
-                    od += pw * sv / (2 * t + 1)
-                    pw *= s2v
-                QP[j] = 2.0 * (ev + od)
-                QM[j] = 2.0 * (ev - od)
+                if sv == 1.0 or sv == -1.0:
+                    hit = True
+                a = abs(sv)
+                if a > ma:
+                    ma = a
+            if ma > maxs:
+                maxs = ma
+            nterms = 7
+            m2 = ma * ma     # >= every s_j² (rounding is monotone)
+            if m2 < 0.0025:
+                pw = m2
+                nterms = 1
+                while nterms < 7 and pw >= 1.3877787807814457e-17:   # 2^-56
+                    pw *= m2
+                    nterms += 1
+            if nterms <= 3:
+                _series(SS, QP, QM, 3)
+            elif nterms <= 5:
+                _series(SS, QP, QM, 5)
+            else:
+                _series(SS, QP, QM, 7)
+            if not ma < 0.05:    # the log branch where |s_j| >= 0.05 (or NaN), as _qpm
+                for j in range(d):
+                    if not abs(SS[j]) < 0.05:
+                        QP[j], QM[j] = _qpm(SS[j])
+            # the state update: the same operations per coordinate as before, now branch-free
             for j in range(d):
                 s = SS[j]
-                if s == 1.0 or s == -1.0:
-                    hit = True
-                a = abs(s)
-                if a > maxs:
-                    maxs = a
-                if a < 0.05:
-                    qp = QP[j]
-                    qm = QM[j]
-                else:
-                    qp, qm = _qpm(s)
+                qp = QP[j]
+                qm = QM[j]
                 lp[j] -= 0.5 * qp
                 lm[j] -= 0.5 * qm
                 gain[j] += 0.5 * (qp + qm)
