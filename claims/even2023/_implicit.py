@@ -36,12 +36,13 @@ class Solution:
     fenchel_young: float      # |gap − ⟨λ, Xβ(λ) − y⟩| (should be at the precision floor)
     converged: bool
     dps: int | None = None
+    warm_start: bool = False
 
     def data(self) -> dict:
         return {"newton_iterations": self.iterations, "primal_residual_rel": self.residual_rel,
                 "newton_decrement": self.decrement, "duality_gap": self.gap,
                 "fenchel_young_error": self.fenchel_young, "solver_converged": self.converged,
-                "solver_dps": self.dps, "warm_start": False}
+                "solver_dps": self.dps, "warm_start": self.warm_start}
 
 
 def _hypentropy_mp(beta, ln_a2):
@@ -54,8 +55,11 @@ def _hypentropy_mp(beta, ln_a2):
 
 
 def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: int = 50,
-          max_iter: int = 400, tol_rel: float | None = None) -> Solution:
-    """argmin_{Xβ=y} ψ_a(β) − ⟨φ, β⟩ in mpmath at ``dps`` digits (``ln_a2`` = ln a²)."""
+          max_iter: int = 400, tol_rel: float | None = None, lam0: Sequence | None = None) -> Solution:
+    """argmin_{Xβ=y} ψ_a(β) − ⟨φ, β⟩ in mpmath at ``dps`` digits (``ln_a2`` = ln a²).
+
+    ``lam0``: the dual point Newton starts from (default 0) — the dual solution of a nearby problem
+    solved from 0, never a run's own variables; the stopping rule is the same either way."""
     with mpmath.workdps(dps):
         tol = mpmath.mpf(10) ** (-(dps - 10)) if tol_rel is None else mpmath.mpf(tol_rel)
         Xm = [[mpmath.mpf(float(x)) for x in row] for row in np.asarray(X)]
@@ -78,7 +82,7 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
                                                       for p, m, a in zip(ep, em, a2))
             return beta, w, res, dual
 
-        lam = [mpmath.mpf(0)] * n
+        lam = [mpmath.mpf(0)] * n if lam0 is None else [mpmath.mpf(t) for t in lam0]
         beta, w, res, dual = at(lam)
         dec = mpmath.inf
         it = 0
@@ -112,7 +116,8 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
         gap = h - dual
         fy = abs(gap + mpmath.fdot(lam, res))   # ⟨λ, Xβ − y⟩ = −⟨λ, res⟩
         rel = mpmath.sqrt(mpmath.fdot(res, res)) / ynorm
-        return Solution(beta, lam, it, float(rel), float(dec), float(gap), float(fy), converged, dps)
+        return Solution(beta, lam, it, float(rel), float(dec), float(gap), float(fy), converged, dps,
+                        lam0 is not None)
 
 
 def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray | float = 0.0, *,
@@ -144,6 +149,7 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
     dec = np.inf
     it = 0
     converged = False
+    t_last = np.inf   # the last accepted step: the next search starts at twice it (not at the cap)
     while it < max_iter:
         if np.linalg.norm(res) <= tol_rel * ynorm:
             converged = True
@@ -157,7 +163,8 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
         slope = float(res @ delta)
         dec = np.sqrt(abs(slope))
         dz = float(np.max(np.abs(2 * X.T @ delta)))
-        t = t0 = min(1.0, 8.0 / dz) if dz > 0 else 1.0
+        t0 = min(1.0, 8.0 / dz) if dz > 0 else 1.0
+        t = min(t0, 2 * t_last)
         while True:
             trial = lam + t * delta
             tb, tw, tr, tdual = at(trial)
@@ -166,6 +173,7 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
             t /= 2
         if t < t0 * 2.0 ** -60:
             break
+        t_last = t
         lam, beta, w, res, dual = trial, tb, tw, tr, tdual
         it += 1
     with np.errstate(over="ignore", invalid="ignore"):
