@@ -7,8 +7,9 @@ with the hypentropy ψ_a(β) = ½ Σ [β arcsinh(β/a²) − sqrt(β² + a⁴) +
 
 Method (KKT / dual): β(λ) = a² sinh(2φ + 2Xᵀλ), and λ maximises the smooth concave dual
 Φ(λ) = ⟨λ, y⟩ − Σ (a²/2)(cosh(2φ + 2Xᵀλ) − 1), with ∇Φ = y − Xβ(λ), ∇²Φ = −X W Xᵀ,
-W = diag(2a² cosh(2φ + 2Xᵀλ)). Damped Newton from λ = 0 (never warm-started from a run's own dual
-variable, so the check stays independent), Armijo backtracking, Cholesky on the n×n system.
+W = diag(2a² cosh(2φ + 2Xᵀλ)). Damped Newton from λ = 0, or from the dual solution of a nearby
+problem itself solved from 0 (``lam0``; never from a run's own variables, so the check stays
+independent), Armijo backtracking, Cholesky on the n×n system.
 Everything is evaluated in the log domain: the scale enters as ln a² (a² e^{±z} = e^{ln a² ± z}),
 so large gains (α_∞ ≪ α) never underflow.
 
@@ -149,7 +150,6 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
     dec = np.inf
     it = 0
     converged = False
-    t_last = np.inf   # the last accepted step: the next search starts at twice it (not at the cap)
     while it < max_iter:
         if np.linalg.norm(res) <= tol_rel * ynorm:
             converged = True
@@ -163,8 +163,7 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
         slope = float(res @ delta)
         dec = np.sqrt(abs(slope))
         dz = float(np.max(np.abs(2 * X.T @ delta)))
-        t0 = min(1.0, 8.0 / dz) if dz > 0 else 1.0
-        t = min(t0, 2 * t_last)
+        t = t0 = min(1.0, 8.0 / dz) if dz > 0 else 1.0
         while True:
             trial = lam + t * delta
             tb, tw, tr, tdual = at(trial)
@@ -173,7 +172,6 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
             t /= 2
         if t < t0 * 2.0 ** -60:
             break
-        t_last = t
         lam, beta, w, res, dual = trial, tb, tw, tr, tdual
         it += 1
     with np.errstate(over="ignore", invalid="ignore"):

@@ -10,8 +10,8 @@ import numpy as np
 
 from verify.bench import benchmark
 
-from . import _dln, _implicit
-from ._dln import Constant, AdaGradNorm
+from . import _dln, _hp, _implicit
+from ._hp import AdaGradNorm, Constant
 
 
 # --------------------------------------------------------------------------- E3: Theorem 1 at hp
@@ -38,11 +38,11 @@ E3_RUNS = (
 
 
 @lru_cache(maxsize=None)
-def e3_run(label: str, budget: str) -> _dln.HPRun:
+def e3_run(label: str, budget: str) -> _hp.HPRun:
     spec = {r[0]: r for r in E3_RUNS}[label]
     _, make, b, seed = spec
     st = hp_settings(budget)
-    return _dln.run_hp(_dln.e3_problem(0), make(), b=b, seed=seed, dps=st["dps"],
+    return _hp.run_hp(_dln.e3_problem(0), make(), b=b, seed=seed, dps=st["dps"],
                        tol_rel=st["tol_rel"], checkpoints=st["checkpoints"], max_steps=200_000)
 
 
@@ -256,7 +256,7 @@ def _bench_thm1() -> dict:
 
     problem = _dln.sparse_problem(20, 30, 3, 0.3, seed=7)
     started = time.perf_counter()
-    run = _dln.run_hp(problem, Constant(0.5), dps=50, max_steps=10_000, tol_rel=1e-45)
+    run = _hp.run_hp(problem, Constant(0.5), dps=50, max_steps=10_000, tol_rel=1e-45)
     t_run = time.perf_counter() - started
     sol = _implicit.solve(problem.X, problem.y, run.final.ln_alpha2, run.final.phi, dps=50)
     total = time.perf_counter() - started
