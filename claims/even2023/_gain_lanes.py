@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._dln import BLOWN_UP, CONVERGED, HIT_PM1, OUTCOMES, STALLED, Problem
+from verify.bench import benchmark
+
+from ._dln import BLOWN_UP, CONVERGED, HIT_PM1, OUTCOMES, STALLED, Problem, sparse_problem
 
 SERIES_TERMS = 7       # q(s) = Σ_{t=1}^{7} s^{2t}/t for |s| < SERIES_EDGE
 SERIES_EDGE = 0.05
@@ -343,3 +345,19 @@ def run_gain_lanes(problem: Problem, gamma: float, seeds, *, b: int | None = Non
     if len(run_seeds) < len(seeds):
         st, steps, gain, final = (np.repeat(a, len(seeds)) for a in (st, steps, gain, final))
     return GainLanes(float(gamma), b, st, steps, gain, final)
+
+
+@benchmark("even2023.gain_lanes_sgd_step", target=100.0, unit="ns/step", higher_is_better=False,
+           description="Prop. 16's E5 kernel: one b = 1 SGD step at n = 32, d = 96 (the bulk of the "
+                       "~5e8 steps of even2023.prop16 at the full budget); also reports b = 8")
+def _bench_step() -> dict:
+    import time
+
+    p = sparse_problem(32, 96, 3, 1e-2, seed=5000, teacher=(1.0, -1.0, 1.0))   # E5's first dataset
+    out = {}
+    for b in (1, 8):   # E5's base setting γ = 0.1/d, to E5's stopping rule (~4e5 steps)
+        run_gain_lanes(p, 0.1 / 96, [0], b=b, max_steps=10, tol_rel=0.0)      # compiled before timing
+        started = time.perf_counter()
+        lanes = run_gain_lanes(p, 0.1 / 96, [0], b=b, max_steps=10_000_000, tol_rel=1e-5)
+        out[f"b{b}_ns_per_step"] = 1e9 * (time.perf_counter() - started) / int(lanes.steps[0])
+    return {"value": out["b1_ns_per_step"], **out}
