@@ -691,6 +691,15 @@ E5_N = 32   # samples: b = 1..n must span >= 1.5 decades for the batch fit (n = 
 E5_C0 = tuple(round(0.4 * 2.0 ** (-k / 2), 6) for k in range(11))        # γσ²d: 0.0125 … 0.4
 E5_BATCH = (2, 3, 4, 6, 8, 11, 16, 23, 32)                                # with b = 1: 10 sizes
 E5_ALPHA_DIGITS = tuple(round(2.0 ** (k / 2), 4) for k in range(11))     # α = 10^{-m}, m = 1 … 32
+# Runs stop at L(β_K) ≤ E5_TOL_REL·L(β_0) (it was 1e-5). The loss decays ever more slowly near the
+# interpolators, so 1e-4 → 1e-5 took ~75% of the steps (~4e8 of 5.4e8 at the full budget) for
+# 0.13-0.23% of ‖Gain‖₁ (gamma c0 = 0.4 / 0.1 / 0.0125: 0.23%; b = 8: 0.19%; b = 23: 0.13%; α = 1e-1:
+# 0.06%; α = 1e-32: 0.003%), below the base setting's standard error (0.39%). Measured at the full
+# budget, seed 0, 1e-5 → 1e-4: slopes γ 1.0020 ± 0.0004 → 1.0020 ± 0.0004, b −0.9085 ± 0.0138 →
+# −0.9082 ± 0.0138, ln(1/α) 1.0343 ± 0.0097 → 1.0348 ± 0.0096, Θ-constant 0.9876 ± 0.014 → 0.9862 ±
+# 0.014, LSR ratios 1.0135 / 1.0523 → 1.0136 / 1.0525 (every change ≤ 0.1 of its error bar), for
+# 103 s → 25 s of CPU. Both levels truncate the K → ∞ gain; neither verdict depends on the choice.
+E5_TOL_REL = 1e-4
 
 
 def _e5_settings(budget: str):
@@ -729,7 +738,7 @@ def _e5_entry(task) -> dict:
     for ds in range(datasets):
         p = _dln.sparse_problem(E5_N, d, 3, a, seed=5000 + ds, teacher=(1.0, -1.0, 1.0))
         lanes = _gain_lanes.run_gain_lanes(p, gamma, np.arange(reps) + 31 * ds, b=b if b < E5_N else None,
-                                           max_steps=10_000_000, tol_rel=1e-5)
+                                           max_steps=10_000_000, tol_rel=E5_TOL_REL)
         if not (lanes.status == _dln.CONVERGED).all():
             vals.append(np.full(reps, np.nan))
         else:
@@ -872,7 +881,9 @@ PROP16 = Claim(
           "m = 2^{k/2}, k = 0..10 (ln(1/α) from 2.3 to 74); the d axis (2–3 values) is reported, not "
           "fitted. Fits are read toward γ → 0, small b (the stochastic regime; near b = n the gain crosses "
           "over to GD's) and α → 0. Runs "
-          "stop at L ≤ 1e−5 L_0 (the project's stopping rule; the gain accrued after the stop is not counted). Slopes τ = 0.25; linear scaling rule: |ratio − 1| ≤ 2-standard-error band + 0.25.",
+          "stop at L ≤ 1e−4 L_0 (the project's stopping rule, 1e−5 until the speed-up of issue 14: the gain accrued "
+          "between the two is ≤ 0.25% of ‖Gain‖₁ and moved every fitted value by ≤ 0.1 of its error bar, see "
+          "E5_TOL_REL; the gain accrued after the stop is not counted). Slopes τ = 0.25; linear scaling rule: |ratio − 1| ≤ 2-standard-error band + 0.25.",
     checks=(
         Check("theta_ratio", _p16_theta, "RATE"),
         asymptotic.rate("gamma_slope_1", _p16_series("gamma"), 1.0, 0.25, law="E‖Gain‖₁ vs γ (b = 1)",
