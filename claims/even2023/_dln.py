@@ -1,19 +1,15 @@
-"""Diagonal linear network β = u ⊙ v trained by (S)GD on least squares (even2023, eqs. (1)-(3)).
+"""Diagonal linear network β = u ⊙ v trained by (S)GD on least squares (even2023, eqs. (1)-(3)):
+the problems, q and q_± (def8), and the float64 path.
 
-Two paths compute the same dynamics u_{k+1} = u_k − s_k ⊙ v_k, v_{k+1} = v_k − s_k ⊙ u_k with
-s_k = γ_k ∇L_{B_k}(β_k), from (u_0, v_0) = (√2 α, 0):
+u_{k+1} = u_k − s_k ⊙ v_k, v_{k+1} = v_k − s_k ⊙ u_k with s_k = γ_k ∇L_{B_k}(β_k), from
+(u_0, v_0) = (√2 α, 0):
 
 * :func:`run_lanes` — float64, compiled with numba, many constant stepsizes / batch seeds ("lanes")
   per call. Gains and tilts are accumulated in the log domain (ln α_{±,k}), with the series of
   q_± for small |s| (spec §0.6), so large gains never underflow.
-* :func:`run_hp` — high precision on the exact rational data (the float64 data are dyadic rationals,
-  so a high-precision run is an exact model of *some* dataset). The arithmetic is python-flint's
-  arb at ``prec`` bits with every result rounded to its midpoint after each operation, i.e. an
-  ordinary correctly-rounded P-digit floating-point model, ~15x faster than pure mpmath; results are
-  handed over as mpmath ``mpf`` values. ``tests/test_even2023_dln.py`` cross-checks it against the
-  pure-mpmath reference :func:`run_mpmath_reference`. Any scalar schedule (constant, decaying,
-  AdaGrad-norm, AdaDelta-type, random) and the coordinate-wise diagonal AdaGrad (the counterexample
-  of ``thm1.scalar``) are supported.
+* the high-precision path (:func:`claims.even2023._hp.run_hp`, any scalar schedule, python-flint
+  midpoint arithmetic) lives in ``_hp`` and is re-exported here; the gain-only kernel of Prop. 16's
+  long runs in ``_gain_lanes``.
 
 Outcomes are explicit: ``converged``, ``stalled`` (budget exhausted), ``blown_up`` (overflow / NaN)
 or ``hit_pm1`` (some s_{k,i} = ±1 exactly; α_{±} vanish and Theorem 1's objects are undefined).
@@ -21,7 +17,7 @@ or ``hit_pm1`` (some s_{k,i} = ±1 exactly; α_{±} vanish and Theorem 1's objec
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
@@ -241,6 +237,25 @@ def _residual(X, y, beta, r):
         i += 1
 
 
+@njit(inline="always")
+def _series(SS, QP, QM, terms):
+    """q_±(s_j) = 2(ev ± od) by the series of _qpm with ``terms`` terms (a literal at each call, so
+    the loop over coordinates vectorises); bitwise _qpm's sums when the skipped terms are below
+    a quarter ulp (see the caller)."""
+    for j in range(SS.shape[0]):
+        sv = SS[j]
+        s2v = sv * sv
+        ev = 0.0
+        od = 0.0
+        pw = s2v
+        for t in range(1, terms + 1):
+            ev += pw / (2 * t)
+            od += pw * sv / (2 * t + 1)
+            pw *= s2v
+        QP[j] = 2.0 * (ev + od)
+        QM[j] = 2.0 * (ev - od)
+
+
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch):
@@ -341,8 +356,12 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
                     for j in range(d):
                         acc += X[i, j] * beta[j]
                     lb += 0.5 * acc * acc / b
-                    for j in range(d):
-                        g[j] += acc * X[i, j] / b
+                    if b == 1:      # x/1 = x exactly: the same bits without d divisions
+                        for j in range(d):
+                            g[j] += acc * X[i, j]
+                    else:
+                        for j in range(d):
+                            g[j] += acc * X[i, j] / b
                 suml += lb
             # batch curvature window (eq10.batch): only for b = 1 or GD, where λ's are known
             CURV[lane, 0] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 0] * lb
@@ -351,31 +370,44 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
             # the series branch of q_± (_qpm) for every coordinate in one branch-free loop, which
             # the compiler vectorises across coordinates (same operations per coordinate, so
             # bitwise _qpm; its 14 divisions were ~70% of an SGD step); logs where |s| >= 0.05
+            # Terms the sums cannot feel are skipped: with m = max_j |s_j| < 0.05, every term t > T
+            # of either sum is below 2^-56 of its first term when m^{2T} < 2^-56, hence below a
+            # quarter ulp of the partial sum, and adding it (or any later, smaller term) leaves the
+            # sum's bits unchanged. T = 7 at m -> 0.05 (the full series), 3 for m <= 1e-3.
+            ma = 0.0         # max_j |s_j| (max is exact: the order of the comparisons is immaterial)
             for j in range(d):
                 sv = gamma * g[j]
                 SS[j] = sv
-                s2v = sv * sv
-                ev = 0.0
-                od = 0.0
-                pw = s2v
-                for t in range(1, 8):
-                    ev += pw / (2 * t)
-                    od += pw * sv / (2 * t + 1)
-                    pw *= s2v
-                QP[j] = 2.0 * (ev + od)
-                QM[j] = 2.0 * (ev - od)
+                if sv == 1.0 or sv == -1.0:
+                    hit = True
+                a = abs(sv)
+                if a > ma:
+                    ma = a
+            if ma > maxs:
+                maxs = ma
+            nterms = 7
+            m2 = ma * ma     # >= every s_j² (rounding is monotone)
+            if m2 < 0.0025:
+                pw = m2
+                nterms = 1
+                while nterms < 7 and pw >= 1.3877787807814457e-17:   # 2^-56
+                    pw *= m2
+                    nterms += 1
+            if nterms <= 3:
+                _series(SS, QP, QM, 3)
+            elif nterms <= 5:
+                _series(SS, QP, QM, 5)
+            else:
+                _series(SS, QP, QM, 7)
+            if not ma < 0.05:    # the log branch where |s_j| >= 0.05 (or NaN), as _qpm
+                for j in range(d):
+                    if not abs(SS[j]) < 0.05:
+                        QP[j], QM[j] = _qpm(SS[j])
+            # the state update: the same operations per coordinate as before, now branch-free
             for j in range(d):
                 s = SS[j]
-                if s == 1.0 or s == -1.0:
-                    hit = True
-                a = abs(s)
-                if a > maxs:
-                    maxs = a
-                if a < 0.05:
-                    qp = QP[j]
-                    qm = QM[j]
-                else:
-                    qp, qm = _qpm(s)
+                qp = QP[j]
+                qm = QM[j]
                 lp[j] -= 0.5 * qp
                 lm[j] -= 0.5 * qm
                 gain[j] += 0.5 * (qp + qm)
@@ -464,324 +496,6 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
     return Lanes(gammas, b, *out)
 
 
-# --------------------------------------------------------------------------- stepsize schedules
-
-class Schedule:
-    """A stepsize rule: ``gamma(k, g)`` gets the batch gradient g_k (high-precision numbers) and
-    returns a scalar γ_k (or, for ``scalar = False``, one step per coordinate)."""
-
-    scalar = True
-    name = "schedule"
-
-    def reset(self) -> None:
-        pass
-
-    def gamma(self, k: int, g: list, gnorm2):  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-@dataclass
-class Constant(Schedule):
-    value: float
-    name: str = "constant"
-
-    def gamma(self, k, g, gnorm2):
-        return self.value
-
-
-@dataclass
-class Decaying(Schedule):
-    """γ_k = γ_0 (1 + k/k_0)^{−1/2}."""
-    gamma0: float
-    k0: float = 100.0
-    name: str = "decaying"
-
-    def gamma(self, k, g, gnorm2):
-        return self.gamma0 / math.sqrt(1.0 + k / self.k0)
-
-
-@dataclass
-class AdaGradNorm(Schedule):
-    """Scalar AdaGrad-norm: γ_k = c (ε + Σ_{l≤k} ‖g_l‖²)^{−1/2} (evaluated at working precision)."""
-    c: float
-    eps: float = 1e-2
-    name: str = "adagrad-norm"
-    _acc: object = None
-
-    def reset(self):
-        self._acc = None
-
-    def gamma(self, k, g, gnorm2):
-        self._acc = (gnorm2 + self.eps) if self._acc is None else self._acc + gnorm2
-        return self.c / self._acc.sqrt()
-
-
-@dataclass
-class AdaDeltaScalar(Schedule):
-    """Scalar AdaDelta-type rule: γ_k = sqrt(E[Δ²] + ε) / sqrt(E[g²] + ε) with scalar running
-    averages of ‖g‖² and of ‖Δβ‖²-proxies γ²‖g‖² (the stepsize stays scalar)."""
-    rho: float = 0.9
-    eps: float = 1e-3
-    scale: float = 1.0
-    name: str = "adadelta-scalar"
-    _eg: object = None
-    _ed: object = None
-
-    def reset(self):
-        self._eg = None
-        self._ed = None
-
-    def gamma(self, k, g, gnorm2):
-        eg = (1 - self.rho) * gnorm2 if self._eg is None else self.rho * self._eg + (1 - self.rho) * gnorm2
-        ed = 0 * gnorm2 if self._ed is None else self._ed
-        gam = self.scale * ((ed + self.eps) / (eg + self.eps)).sqrt()
-        self._eg = eg
-        self._ed = self.rho * ed + (1 - self.rho) * gam * gam * gnorm2
-        return gam
-
-
-@dataclass
-class RandomIID(Schedule):
-    """i.i.d. γ_k uniform in [lo, hi] (seeded)."""
-    lo: float
-    hi: float
-    seed: int = 0
-    name: str = "random-iid"
-    _rng: object = None
-
-    def reset(self):
-        self._rng = np.random.default_rng(self.seed)
-
-    def gamma(self, k, g, gnorm2):
-        return float(self._rng.uniform(self.lo, self.hi))
-
-
-@dataclass
-class DiagonalAdaGrad(Schedule):
-    """Coordinate-wise AdaGrad Γ_{k,j} = c (ε + Σ_{l≤k} g_{l,j}²)^{−1/2}: NOT covered by Theorem 1."""
-    c: float
-    eps: float = 1e-2
-    name: str = "diagonal-adagrad"
-    scalar = False
-    _acc: object = None
-
-    def reset(self):
-        self._acc = None
-
-    def gamma(self, k, g, gnorm2):
-        if self._acc is None:
-            self._acc = [gi * gi + self.eps for gi in g]
-        else:
-            self._acc = [a + gi * gi for a, gi in zip(self._acc, g)]
-        return [self.c / a.sqrt() for a in self._acc]
-
-
-# --------------------------------------------------------------------------- high precision
-
-def _arb_to_mpf(x) -> mpmath.mpf:
-    """Exact conversion of an arb midpoint (no rounding to mpmath's current precision)."""
-    if not x.mid().is_finite():
-        return mpmath.mpf("nan")
-    man, exp = x.mid().man_exp()
-    with mpmath.workprec(max(int(man).bit_length(), 53)):
-        return mpmath.mpf((int(man), int(exp)))
-
-
-@dataclass
-class Snapshot:
-    """The state at step k (mpmath numbers at the run's precision)."""
-
-    k: int
-    u: list
-    v: list
-    ln_ap: list
-    ln_am: list
-    rnorm: mpmath.mpf
-    S: list = field(default_factory=list)      # S_k = Σ_{l<k} s_l
-    s2: list = field(default_factory=list)     # Σ_{l<k} s_l² (for the planted "q → x²")
-    dps: int = 15                               # the run's precision: derived values keep it
-
-    def _prec(self):
-        return mpmath.workdps(max(mpmath.mp.dps, self.dps))
-
-    @property
-    def beta(self) -> list:
-        with self._prec():
-            return [a * b for a, b in zip(self.u, self.v)]
-
-    @property
-    def phi(self) -> list:
-        with self._prec():
-            return [(a - b) / 2 for a, b in zip(self.ln_ap, self.ln_am)]
-
-    @property
-    def ln_alpha2(self) -> list:
-        with self._prec():
-            return [a + b for a, b in zip(self.ln_ap, self.ln_am)]
-
-
-@dataclass
-class HPRun:
-    problem: Problem
-    schedule: str
-    b: int
-    seed: int
-    dps: int
-    outcome: str
-    steps: int
-    final: Snapshot
-    checkpoints: list = field(default_factory=list)   # Snapshots at ‖r‖ ≤ thr·‖y‖
-    max_abs_s: float = 0.0
-    losses: list = field(default_factory=list)        # float L(β_k), k = 0..K
-    ynorm: mpmath.mpf = None
-    fact5_residual: float | None = None               # max_k ‖∇h_k(β_k) + S_k‖_∞ if tracked
-    odd_steps_big: int = 0                             # number of steps with some |s| > 1
-
-    def data(self) -> dict:
-        return {"schedule": self.schedule, "b": self.b, "batch_seed": self.seed, "dps": self.dps,
-                "outcome": self.outcome, "steps": self.steps, "max_abs_s": self.max_abs_s,
-                "final_residual_rel": float(self.final.rnorm / self.ynorm)}
-
-
-def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: int = 0,
-           dps: int = 50, tol_rel: float | None = None, max_steps: int = 200_000,
-           checkpoints: Sequence[float] = (), track_fact5: bool = False,
-           keep_losses: bool = False) -> HPRun:
-    """(S)GD at ``dps`` digits on the exact data. Stops when ‖r_K‖ ≤ tol_rel‖y‖ (default
-    10^{−(dps−10)}, spec §0.6), at the step budget, on overflow, or if some s_{k,i} = ±1.
-
-    ``checkpoints``: relative residual levels at which the state is recorded (for the
-    "shrinks as the tolerance is tightened" part of Theorem 1's check). ``track_fact5`` checks the
-    mirror recursion ∇h_k(β_k) = −S_k at every step (fact5) and records its worst residual.
-    """
-    import flint
-
-    b = problem.n if b is None else int(b)
-    tol_rel = 10.0 ** (-(dps - 10)) if tol_rel is None else tol_rel
-    prec = int(dps * 3.3219280948873626) + 16
-    rng = np.random.default_rng(seed)
-    schedule.reset()
-    n, d = problem.n, problem.d
-    with flint.ctx.workprec(prec):
-        A = flint.arb
-        Xa = flint.arb_mat([[A(float(x)) for x in row] for row in problem.X])
-        XaT = Xa.transpose()
-        ya = flint.arb_mat([[A(float(t))] for t in problem.y])
-        ynorm = sum((A(float(t)) ** 2 for t in problem.y), A(0)).sqrt()
-        u = [(A(2).sqrt() * A(float(a))).mid() for a in problem.alpha]
-        v = [A(0)] * d
-        ln_a = [A(float(a)).log().mid() for a in problem.alpha]
-        lp, lm = list(ln_a), list(ln_a)
-        S = [A(0)] * d
-        s2 = [A(0)] * d
-        thr = sorted(checkpoints, reverse=True)
-        snaps: list[Snapshot] = []
-        losses: list[float] = []
-        maxs = 0.0
-        big_steps = 0
-        worst5 = 0.0
-        one = A(1)
-        outcome = "stalled"
-        k = 0
-        huge = A(2) ** 400
-
-        def snap(k, rn):
-            return Snapshot(k, [_arb_to_mpf(t) for t in u], [_arb_to_mpf(t) for t in v],
-                            [_arb_to_mpf(t) for t in lp], [_arb_to_mpf(t) for t in lm],
-                            _arb_to_mpf(rn), [_arb_to_mpf(t) for t in S],
-                            [_arb_to_mpf(t) for t in s2], dps)
-
-        while True:
-            beta = flint.arb_mat([[(ui * vi).mid()] for ui, vi in zip(u, v)])
-            r = Xa * beta - ya
-            rn = sum((r[i, 0] ** 2 for i in range(n)), A(0)).sqrt().mid()
-            if not rn.is_finite() or rn > huge:
-                outcome = "blown_up"
-                break
-            if keep_losses:
-                losses.append(float(rn.mid()) ** 2 / (2 * n))
-            while thr and rn <= A(thr[0]) * ynorm:
-                snaps.append(snap(k, rn))
-                thr.pop(0)
-            if rn <= A(tol_rel) * ynorm:
-                outcome = "converged"
-                break
-            if k >= max_steps:
-                break
-            if b >= n:
-                rb = r
-                bsize = n
-            else:
-                idx = rng.choice(n, size=b, replace=False)
-                rb = flint.arb_mat([[r[i, 0] if i in idx else A(0)] for i in range(n)])
-                bsize = b
-            gm = XaT * rb
-            g = [(gm[j, 0] / bsize).mid() for j in range(d)]
-            gnorm2 = sum((gi * gi for gi in g), A(0))
-            gam = schedule.gamma(k, g, gnorm2)
-            if schedule.scalar:
-                gam = A(gam) if not isinstance(gam, flint.arb) else gam
-                s = [(gam * gi).mid() for gi in g]
-            else:
-                s = [(A(gj) * gi).mid() for gj, gi in zip(gam, g)]
-            hit = False
-            for j in range(d):
-                sj = s[j]
-                fs = abs(float(sj.mid()))
-                if fs > maxs:
-                    maxs = fs
-                if (one - sj).is_zero() or (one + sj).is_zero():
-                    hit = True
-            if hit:
-                outcome = "hit_pm1"
-                break
-            if any(abs(float(sj.mid())) > 1 for sj in s):
-                big_steps += 1
-            # −½ q_+(s) = s + ln|1 − s|,  −½ q_−(s) = −s + ln|1 + s|
-            lp = [(lp[j] + s[j] + abs(one - s[j]).log()).mid() for j in range(d)]
-            lm = [(lm[j] - s[j] + abs(one + s[j]).log()).mid() for j in range(d)]
-            u, v = ([(u[j] - s[j] * v[j]).mid() for j in range(d)],
-                    [(v[j] - s[j] * u[j]).mid() for j in range(d)])
-            k += 1
-            S = [(S[j] + s[j]).mid() for j in range(d)]
-            s2 = [(s2[j] + s[j] * s[j]).mid() for j in range(d)]
-            if track_fact5:
-                # fact5: ½ arcsinh(β_k/α_k²) − φ_k = −S_k with α_k² = exp(lp + lm), φ_k = (lp − lm)/2
-                for j in range(d):
-                    bj = u[j] * v[j]
-                    a2 = (lp[j] + lm[j]).exp()
-                    lhs = (bj / a2).asinh() / 2 - (lp[j] - lm[j]) / 2
-                    res = abs(float((lhs + S[j]).mid()))
-                    worst5 = max(worst5, res)
-        final = snap(k, rn)
-    return HPRun(problem, schedule.name, b, seed, dps, outcome, k, final, snaps, maxs, losses,
-                 _arb_to_mpf(ynorm), worst5 if track_fact5 else None, big_steps)
-
-
-def run_mpmath_reference(problem: Problem, gamma: float, steps: int, dps: int = 40) -> Snapshot:
-    """Pure-mpmath GD (constant γ) for cross-checking :func:`run_hp` on short runs."""
-    with mpmath.workdps(dps):
-        X = [[mpmath.mpf(float(x)) for x in row] for row in problem.X]
-        XT = [list(c) for c in zip(*X)]
-        y = [mpmath.mpf(float(t)) for t in problem.y]
-        n, d = problem.n, problem.d
-        u = [mpmath.sqrt(2) * mpmath.mpf(float(a)) for a in problem.alpha]
-        v = [mpmath.mpf(0)] * d
-        lp = [mpmath.log(mpmath.mpf(float(a))) for a in problem.alpha]
-        lm = list(lp)
-        g_ = mpmath.mpf(gamma)
-        for _ in range(steps):
-            beta = [a * c for a, c in zip(u, v)]
-            r = [mpmath.fdot(row, beta) - yi for row, yi in zip(X, y)]
-            s = [g_ * mpmath.fdot(col, r) / n for col in XT]
-            lp = [lp[j] + s[j] + mpmath.log(abs(1 - s[j])) for j in range(d)]
-            lm = [lm[j] - s[j] + mpmath.log(abs(1 + s[j])) for j in range(d)]
-            u, v = [u[j] - s[j] * v[j] for j in range(d)], [v[j] - s[j] * u[j] for j in range(d)]
-        beta = [a * c for a, c in zip(u, v)]
-        r = [mpmath.fdot(row, beta) - yi for row, yi in zip(X, y)]
-        return Snapshot(steps, u, v, lp, lm, mpmath.sqrt(mpmath.fdot(r, r)), dps=dps)
-
-
 # --------------------------------------------------------------------------- thresholds (def14)
 
 @dataclass(frozen=True)
@@ -832,3 +546,8 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
             hi = float(grid[last + 1])
             hi_outcome = res.outcome(last + 1)
     return Bracket(lo, hi, hi_outcome, runs, rounds)
+
+
+# the high-precision path and the schedules (claims/even2023/_hp.py), under their historical names
+from ._hp import (AdaDeltaScalar, AdaGradNorm, Constant, Decaying, DiagonalAdaGrad, HPRun,  # noqa: E402,F401
+                  RandomIID, Schedule, Snapshot, run_hp, run_mpmath_reference)

@@ -7,8 +7,9 @@ with the hypentropy ψ_a(β) = ½ Σ [β arcsinh(β/a²) − sqrt(β² + a⁴) +
 
 Method (KKT / dual): β(λ) = a² sinh(2φ + 2Xᵀλ), and λ maximises the smooth concave dual
 Φ(λ) = ⟨λ, y⟩ − Σ (a²/2)(cosh(2φ + 2Xᵀλ) − 1), with ∇Φ = y − Xβ(λ), ∇²Φ = −X W Xᵀ,
-W = diag(2a² cosh(2φ + 2Xᵀλ)). Damped Newton from λ = 0 (never warm-started from a run's own dual
-variable, so the check stays independent), Armijo backtracking, Cholesky on the n×n system.
+W = diag(2a² cosh(2φ + 2Xᵀλ)). Damped Newton from λ = 0, or from the dual solution of a nearby
+problem itself solved from 0 (``lam0``; never from a run's own variables, so the check stays
+independent), Armijo backtracking, Cholesky on the n×n system.
 Everything is evaluated in the log domain: the scale enters as ln a² (a² e^{±z} = e^{ln a² ± z}),
 so large gains (α_∞ ≪ α) never underflow.
 
@@ -36,12 +37,13 @@ class Solution:
     fenchel_young: float      # |gap − ⟨λ, Xβ(λ) − y⟩| (should be at the precision floor)
     converged: bool
     dps: int | None = None
+    warm_start: bool = False
 
     def data(self) -> dict:
         return {"newton_iterations": self.iterations, "primal_residual_rel": self.residual_rel,
                 "newton_decrement": self.decrement, "duality_gap": self.gap,
                 "fenchel_young_error": self.fenchel_young, "solver_converged": self.converged,
-                "solver_dps": self.dps, "warm_start": False}
+                "solver_dps": self.dps, "warm_start": self.warm_start}
 
 
 def _hypentropy_mp(beta, ln_a2):
@@ -54,8 +56,11 @@ def _hypentropy_mp(beta, ln_a2):
 
 
 def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: int = 50,
-          max_iter: int = 400, tol_rel: float | None = None) -> Solution:
-    """argmin_{Xβ=y} ψ_a(β) − ⟨φ, β⟩ in mpmath at ``dps`` digits (``ln_a2`` = ln a²)."""
+          max_iter: int = 400, tol_rel: float | None = None, lam0: Sequence | None = None) -> Solution:
+    """argmin_{Xβ=y} ψ_a(β) − ⟨φ, β⟩ in mpmath at ``dps`` digits (``ln_a2`` = ln a²).
+
+    ``lam0``: the dual point Newton starts from (default 0) — the dual solution of a nearby problem
+    solved from 0, never a run's own variables; the stopping rule is the same either way."""
     with mpmath.workdps(dps):
         tol = mpmath.mpf(10) ** (-(dps - 10)) if tol_rel is None else mpmath.mpf(tol_rel)
         Xm = [[mpmath.mpf(float(x)) for x in row] for row in np.asarray(X)]
@@ -78,7 +83,7 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
                                                       for p, m, a in zip(ep, em, a2))
             return beta, w, res, dual
 
-        lam = [mpmath.mpf(0)] * n
+        lam = [mpmath.mpf(0)] * n if lam0 is None else [mpmath.mpf(t) for t in lam0]
         beta, w, res, dual = at(lam)
         dec = mpmath.inf
         it = 0
@@ -112,7 +117,8 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
         gap = h - dual
         fy = abs(gap + mpmath.fdot(lam, res))   # ⟨λ, Xβ − y⟩ = −⟨λ, res⟩
         rel = mpmath.sqrt(mpmath.fdot(res, res)) / ynorm
-        return Solution(beta, lam, it, float(rel), float(dec), float(gap), float(fy), converged, dps)
+        return Solution(beta, lam, it, float(rel), float(dec), float(gap), float(fy), converged, dps,
+                        lam0 is not None)
 
 
 def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray | float = 0.0, *,
