@@ -32,6 +32,11 @@ def _toy_results():
         Claim("toy2024.thm1.constant", TOY.at("Theorem 1"), "Its constant", "C",
               checks=(_const(Status.SUPPORTED, parts={"a": {"leading_constant": 1.5, "leading_constant_stderr": 1e-7,
                                                             "quantity": "gap/eta"}}),)),
+        Claim("toy2024.fig2", TOY.at("Figure 2"), "Measured to resolution", "r",
+              checks=(_const(Status.SUPPORTED, printed_reading={"statement": "bend at 8", "verdict": "undecided",
+                                                                "to_decide": "about 90 data sets"}),)),
+        Claim("toy2024.fig3", TOY.at("Figure 3"), "Decided", "r",
+              checks=(_const(Status.SUPPORTED, printed_reading={"statement": "bend at 9", "verdict": "inside"}),)),
         Claim("toy2024.thm1.law", TOY.at("Theorem 1"), "Discovered: C = 3/2", "C = 3/2", status="conjecture",
               checks=(_const(Status.SUPPORTED, leading_constant=1.5000001, leading_constant_stderr=1e-7,
                              predicted=1.5, agreeing_digits=7.2),)),
@@ -49,6 +54,9 @@ def test_all_five_parts_are_filled_from_the_data():
     assert "[`toy2024.thm1`](toy2024.md#toy2024thm1)" in errata            # impact: a claim that uses it
     nr = text.split("### Not reproduced")[1].split("###")[0]
     assert "toy2024.fig1.printed" in nr and "Narrow: holds up to 20 %" in nr
+    undecided = text.split("### Undecided")[1].split("###")[0]
+    assert "toy2024.fig2" in undecided and "bend at 8" in undecided and "about 90 data sets" in undecided
+    assert "toy2024.fig3" not in undecided                                 # decided readings are not listed
     readings = text.split("### Readings chosen")[1].split("###")[0]
     assert "'close' = within 5 %" in readings and "Other text" not in readings
     consts = text.split("### Discovered constants and conjectures")[1].split("###")[0]
@@ -69,7 +77,7 @@ def test_empty_selection_says_none():
     r = [run_claim(Claim("toy2024.def1", TOY.at("Def 1"), "A definition", "d", checks=(_const(Status.PROVED),),
                          expect="proved"))]
     text = findings_markdown(r)
-    assert text.count("None in this selection.") == 4 and "None stated in this selection." in text
+    assert text.count("None in this selection.") == 5 and "None stated in this selection." in text
 
 
 def test_real_claims_build():

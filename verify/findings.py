@@ -7,6 +7,9 @@ and the evidence data — and the evidence keys that checks use by convention:
   claim one id level up (``<paper>.x.erratum`` corrects ``<paper>.x``); the impact is every claim
   whose ``uses`` reaches the corrected claim or the erratum;
 * not reproduced: claims of status ``not-reproduced``; the narrower statement is what they ``use``;
+* undecided: every evidence (or part) whose ``printed_reading`` mapping has ``verdict ==
+  "undecided"`` — a printed statement tested under a declared reading that the data can neither
+  confirm nor refute (``statement``, ``to_decide``: what would decide it);
 * readings chosen: the sentence(s) of a claim's notes that state a reading;
 * discovered constants and conjectures: claims of status ``conjecture`` with their measured and
   predicted values, and every evidence (or part of one) with ``leading_constant`` /
@@ -88,6 +91,7 @@ def findings_markdown(results: Iterable[Result], *, anchor_of: Callable[[str], s
         head += [f"## {paper}", ""]
         head += _errata(rows, by_id, claims_by_id, anchor_of)
         head += _not_reproduced(rows, by_id, anchor_of)
+        head += _undecided(rows, anchor_of)
         head += _readings_table(rows, anchor_of)
         head += _constants(rows, anchor_of)
         head += _tightness(rows, anchor_of)
@@ -136,6 +140,24 @@ def _not_reproduced(rows, by_id, anchor_of) -> list[str]:
         out.append(f"| {_link(c, anchor_of)}: {_cell(c.title)} | {r.verdict}{'' if r.meets_expectation else ' ⚠'} | "
                    f"{_cell(ev.summary if ev else '—')} | {_cell(narrow)} |")
     return (out if n else ["### Not reproduced", "", "None in this selection."]) + [""]
+
+
+def _undecided(rows, anchor_of) -> list[str]:
+    """Printed statements the evidence cannot decide under the declared reading (never a pass: the
+    claim that carries them states something narrower, e.g. that the measurement has the resolution)."""
+    out = ["### Undecided", "", "| claim | printed statement (declared reading) | what was measured | what would decide it |",
+           "|---|---|---|---|"]
+    n = 0
+    for r in rows:
+        for ev in r.evidence:
+            for _, data in _walk(ev.data):
+                reading = data.get("printed_reading")
+                if not isinstance(reading, Mapping) or reading.get("verdict") != "undecided":
+                    continue
+                n += 1
+                out.append(f"| {_link(r.claim, anchor_of)} | {_cell(reading.get('statement', '—'))} | "
+                           f"{_cell(ev.summary)} | {_cell(reading.get('to_decide') or '—')} |")
+    return (out if n else ["### Undecided", "", "None in this selection."]) + [""]
 
 
 def _readings_table(rows, anchor_of) -> list[str]:

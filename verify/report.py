@@ -201,7 +201,7 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
               f"Claims meeting their expectation: **{len(results) - len(unmet)} / {len(results)}**.",
               ""]
     if (out / "FINDINGS.md").exists():
-        lines += ["**Findings** (errata, results not reproduced, readings, discovered constants): "
+        lines += ["**Findings** (errata, results not reproduced or undecided, readings, discovered constants): "
                   "[FINDINGS.md](FINDINGS.md)", ""]
     else:
         lines += ["**Findings**: FINDINGS.md was not generated in this run.", ""]

@@ -443,6 +443,12 @@ FIG2 = Claim(
     status="empirical",
     uses=("ahn2023.threshold", "ahn2023.fact6"),
     expect="supported",
+    notes="Reading: the thresholds are the catalogue's, not the paper's. The paper says the bias "
+          "'does not decrease noticeably' below η* and spec §4 fig2 says 'b hardly moves … compare "
+          "|b₁₀₀|', neither with a number; 'hardly moves' is read as |b₁₀₀| <= 0.01 (a tenth of the "
+          "smallest drop |b₁₀₀| >= 0.1 required above η*), 'oscillates' as >= 10 loss increases and >= 10 "
+          "sign changes of A_t in 100 steps. The history does not record whether these numbers were set "
+          "before the data were seen; the seed sweep (report --seeds) shows how far each seed is from them.",
     checks=(_fig2_check("loss_bias_and_sign_changes"),),
     planted=(Planted("p1", "monotone loss at η = 2.5e-3", _fig2_check("p1", "p1")),
              Planted("p2", "repeated sign changes of A at η = 2.5e-5", _fig2_check("p2", "p2")),
