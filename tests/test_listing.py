@@ -6,6 +6,7 @@ import textwrap
 
 from verify.claim import Claim, catalogue
 from verify.listing import ClaimSummary, summaries
+from _env import subprocess_env
 
 
 def _fields(c):
@@ -43,7 +44,7 @@ def test_a_module_that_is_not_plain_data_is_imported(tmp_path):
     (tmp_path / "claims" / "toy" / "__init__.py").write_text("")
     (tmp_path / "claims" / "toy" / "sec1.py").write_text(TOY)
     out = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, env=subprocess_env())
     rows = json.loads(out.stdout)
     assert [(r["id"], r["title"], r["source"], r["uses"]) for r in rows] == [
         ("toy.lem1", "plain", "toy, Lemma 1", ["toy.x"]), ("toy.lem2", "title built", "toy, Lemma 2", [])]

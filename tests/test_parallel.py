@@ -14,6 +14,7 @@ from verify.claim import Context, catalogue, select
 from verify.cli import main
 from verify.parallel import ProcessRunner, Runner, make_runner
 from verify.report import write_reports
+from _env import subprocess_env
 
 # small but varied: symbolic, sampled, trajectory and figure-drawing claims of both papers
 SELECTION = ["ahn2023.lem1", "ahn2023.def5.sqrt", "ahn2023.fig2", "even2023.def1", "even2023.fig2"]
@@ -148,7 +149,7 @@ LEM1, LEM2, LEM3, LEM4, LEM5 = CLAIMS
 def _outcomes(args, cwd):
     out = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.plugin", "claims", "-q", "-rA",
                           "-p", "no:cacheprovider", *args], cwd=cwd, capture_output=True, text=True,
-                         timeout=300)
+                         timeout=300, env=subprocess_env())
     rows = sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in out.stdout.splitlines()
                   if line.startswith(("PASSED ", "FAILED ", "SKIPPED ")))
     return rows, out

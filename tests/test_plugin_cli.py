@@ -5,6 +5,7 @@ import sys
 import textwrap
 
 import pytest
+from _env import subprocess_env
 
 TOY = textwrap.dedent('''
     from verify import Claim, Paper, Planted, Status, Check
@@ -40,7 +41,7 @@ def toy(tmp_path):
 
 def run(args, cwd):
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=subprocess_env())
 
 
 def test_pytest_collects_claims_and_planted_errors(toy):

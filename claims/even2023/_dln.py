@@ -191,7 +191,8 @@ class Lanes:
 
     @property
     def beta(self) -> np.ndarray:
-        return self.u * self.v
+        with np.errstate(over="ignore"):  # diverged lanes hold ±inf-bound iterates: their β is ±inf
+            return self.u * self.v
 
     @property
     def phi(self) -> np.ndarray:
