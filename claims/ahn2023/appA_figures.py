@@ -178,7 +178,7 @@ FIG9_GF = Claim(
     checks=(Check("y_inf_below_gf_value", _fig9_gf, "TRAJ"),),
     planted=(Planted("p1", "y_∞² ≈ 8 (within 2%)", _fig9_close("p1", (3.0, 4.0), 8.0, 0.02)),
              near_miss("p2", f"near miss: y_∞² <= {FIG9_GF_NEAR_MISS_BOUND} (the bound 7 tightened to just below "
-                       "the measured y_∞² ≈ 5.57)", _fig9_bound("p2", (3.0, 4.0), FIG9_GF_NEAR_MISS_BOUND),
+                       "the measured y_∞²; the margin gives it)", _fig9_bound("p2", (3.0, 4.0), FIG9_GF_NEAR_MISS_BOUND),
                        margin=_bound_excess)),
     figures=(Figure("fig9_xy_plane", _FIG9_LEFT),),
 )
@@ -329,7 +329,7 @@ FIG10 = Claim(
         Planted("p2", "final sharpness = y0² − x0² = 27 (within 5%)",
                 _fig10_check("p2", lambda eta, lam: abs(lam / 27 - 1) <= 0.05, "sharpness ≈ 27")),
         near_miss("p3", f"near miss: 0 < 2/η − λ_T <= {FIG10_NEAR_MISS_C:g}η (C tightened to just below the "
-                  "measured worst gap/η ≈ 1.34)",
+                  "measured worst gap/η; the margin gives it)",
                   _fig10_check("p3", lambda eta, lam: 0 < 2 / eta - lam <= FIG10_NEAR_MISS_C * eta,
                                f"0 < 2/eta - sharpness <= {FIG10_NEAR_MISS_C:g}*eta"),
                   margin=_fig10_const_margin),

@@ -153,8 +153,8 @@ MM_OFFSET_LAW = Claim(
           "the threshold (module docstring). Tested on starts and levels not used to find it (A₀ = −0.5 with "
           "K = 2) at relative 1e-4 (4 significant digits) + 2 error bars, at both budgets; a part whose "
           "error bar is too wide for that (2 bars > 1e-4) is inconclusive, never a looser pass. The "
-          "earlier ratio-2 grid (d = 200…6400) had error bars ~1e-3; the ratio-√2 grid with the "
-          "window-shift bar gives ≈ 1e-6 (module docstring).",
+          "earlier ratio-2 grid (d = 200…6400) could not resolve 1e-4; the ratio-√2 grid with the "
+          "window-shift bar can (the evidence gives each part's error bar).",
     checks=(all_checks("closed_form", {"A0=-0.5,K=1": _law(-0.5, 1.0), "A0=3,K=2": _law(3.0, 2.0)}, "PHASE"),),
     planted=(near_miss("p1", "near miss: 8√(2π)·(1 + 3·10⁻⁴) (3 tolerances off)", _law(3.0, 2.0, 1.0003),
                        margin=limit_margin),

@@ -194,7 +194,7 @@ FACT8 = Claim(
              Planted("p2", "‖Gain_γ‖₁ ≤ 4‖Gain_{γ̃_max/2}‖₁ for every γ < γ̃_max",
                      Check("p2_gain_bounded", _fact8_p2, "PHASE")),
              near_miss("p3", f"near miss: the GD loss is monotone for every convergent γ ≤ {F_MONO_NEAR_MISS:g}·γ̃_max "
-                       "(the onset of bouncing shifted up from the measured ≈ 0.8·γ̃_max)",
+                       "(the onset of bouncing shifted up from the measured one; the margin gives it)",
                        Check("p3_monotone_below", _fact8_bounce(True, F_MONO_NEAR_MISS), "PHASE"),
                        margin=lambda d: (d["planted_fraction"] - d["first_bouncing_fraction"],
                                          f"first bouncing run at {d['first_bouncing_fraction']:.4f}·γ̃_max, "
