@@ -231,8 +231,8 @@ class Loss:
         return np.broadcast_to(out, s.shape).copy() if out.shape != s.shape else out
 
     @property
-    def _mp_dl(self) -> Callable:
-        """ℓ' as an mpmath function of an mpf (no conversion; :mod:`verify.dynamics.highprec` calls it)."""
+    def dloss_mpmath(self) -> Callable:
+        """ℓ' as an mpmath function of an mpf (no conversion of its argument: the high-precision GD loops call it per step)."""
         return self._evaluator("dl", "mpmath")
 
     def dloss_mp(self, s: Any) -> mpmath.mpf:

@@ -88,7 +88,7 @@ def run_hp(loss: Loss, x0: Any, y0: Any, eta: Any, *, dps: int = 30, max_steps: 
     else:
         with mpmath.workdps(dps + 5):
             for a, b, e in zip(x0, y0, eta):
-                out.append(_hp_lane_mp(loss._mp_dl, mpmath.mpf(float(a)), mpmath.mpf(float(b)),
+                out.append(_hp_lane_mp(loss.dloss_mpmath, mpmath.mpf(float(a)), mpmath.mpf(float(b)),
                                        mpmath.mpf(float(e)), float(e), max_steps, xtol, rtol, dps))
     return out
 
@@ -164,7 +164,7 @@ def naive_mpmath_gd(loss: Loss, x0: float, y0: float, eta: float, steps: int, dp
     """Reference: the plain mpmath loop (mpf objects, ℓ' from the mpmath lambdification)."""
     with mpmath.workdps(dps):
         x, y, e = mpmath.mpf(x0), mpmath.mpf(y0), mpmath.mpf(eta)
-        dl = loss._mp_dl
+        dl = loss.dloss_mpmath
         for _ in range(steps):
             g = dl(x * y)
             x, y = x - e * g * y, y - e * g * x
