@@ -93,6 +93,18 @@ def _full_residual(XT, y, u, v, r):
 
 
 @njit(inline="always")
+def _loss_status(XT, y, u, v, r, tol_rel, L0):
+    """The stopping rule every lane kind checks: (status, L) — BLOWN_UP when L is not finite or
+    above 1e250, CONVERGED when L ≤ tol_rel·L0, else STALLED (still running)."""
+    loss = _full_residual(XT, y, u, v, r)
+    if not np.isfinite(loss) or loss > 1e250:
+        return BLOWN_UP, loss
+    if loss <= tol_rel * L0:
+        return CONVERGED, loss
+    return STALLED, loss
+
+
+@njit(inline="always")
 def _q_series(sv):
     """q(s) = Σ_{t=1}^{7} s^{2t}/t by Horner in s² (|s| < SERIES_EDGE)."""
     s2 = sv * sv
@@ -156,12 +168,8 @@ def _sgd1_lane(Xp, XT, y, u, v, gamma, max_steps, tol_rel, L0, powsum, rowmax, p
     k = 0
     while k < max_steps:
         if k % check_every == 0:
-            loss = _full_residual(XT, y, u, v, r)
-            if not np.isfinite(loss) or loss > 1e250:
-                st = BLOWN_UP
-                break
-            if loss <= tol_rel * L0:
-                st = CONVERGED
+            st, loss = _loss_status(XT, y, u, v, r, tol_rel, L0)
+            if st != STALLED:
                 break
         c = gamma * ri
         hit = False
@@ -200,9 +208,9 @@ def _sgd1_lane(Xp, XT, y, u, v, gamma, max_steps, tol_rel, L0, powsum, rowmax, p
         if bad:
             st = BLOWN_UP
             break
-    if st == STALLED:
-        loss = _full_residual(XT, y, u, v, r)
-        if loss <= tol_rel * L0:
+    if st == STALLED:  # the step budget ran out: converged if the last step reached the level
+        end, loss = _loss_status(XT, y, u, v, r, tol_rel, L0)
+        if end == CONVERGED:
             st = CONVERGED
     return st, k, gain, loss
 
@@ -226,12 +234,8 @@ def _batch_lane(Xp, XT, y, u, v, gamma, b, max_steps, tol_rel, L0, perm, r, t, s
     k = 0
     while k < max_steps:
         if full or k % check_every == 0:
-            loss = _full_residual(XT, y, u, v, r)
-            if not np.isfinite(loss) or loss > 1e250:
-                st = BLOWN_UP
-                break
-            if loss <= tol_rel * L0:
-                st = CONVERGED
+            st, loss = _loss_status(XT, y, u, v, r, tol_rel, L0)
+            if st != STALLED:
                 break
         if full:
             for i in range(n):
@@ -283,9 +287,9 @@ def _batch_lane(Xp, XT, y, u, v, gamma, b, max_steps, tol_rel, L0, perm, r, t, s
         if bad:
             st = BLOWN_UP
             break
-    if st == STALLED:
-        loss = _full_residual(XT, y, u, v, r)
-        if loss <= tol_rel * L0:
+    if st == STALLED:  # the step budget ran out: converged if the last step reached the level
+        end, loss = _loss_status(XT, y, u, v, r, tol_rel, L0)
+        if end == CONVERGED:
             st = CONVERGED
     return st, k, gain, loss
 
