@@ -21,7 +21,8 @@ were seen afterwards; nothing below was changed to fit them):
 
 The claim: the distribution is *determined* at the spec's resolution (the interval's half-width at
 most one grid step), which the budget can decide; the printed location's decision is part of its
-evidence (``printed_location_verdict``, ``data_sets_to_decide``).
+evidence (``printed_reading``: statement, verdict, data sets to decide — the form
+:mod:`verify.findings` lists as "Undecided").
 """
 from __future__ import annotations
 
@@ -111,11 +112,10 @@ def kink_distribution(ctx: Context) -> dict:
             "ci_half_width_in_grid_steps": half / tol,
             "fraction_within_one_grid_step": float(np.mean(np.abs(r - 1) <= tol)),
             "median_to_band_edge_in_grid_steps": edge / tol,
-            "printed_location_verdict": printed, "data_sets_to_decide": needed,
             # read by verify.findings: the printed statement's own decision under the declared reading
             "printed_reading": {"statement": "Fig. 1's bend sits at η* = 8π/d² (median kink over data "
                                              "sets within one grid step, spec estimator)",
-                                "verdict": printed,
+                                "verdict": printed, "data_sets_to_decide": needed,
                                 "to_decide": (f"about {needed} data sets (the CI's half-width shrinks like "
                                               "n^-1/2)") if needed else ""}}
 
@@ -137,23 +137,28 @@ def _summary(d: dict) -> str:
     text = (f"{d['data_sets']} data sets, spec estimator: median kink {d['median_kink_over_eta_star']:.4f}·8π/d², "
             f"{d['ci_level']:.0%} CI [{lo:.4f}, {hi:.4f}] (half-width {d['ci_half_width_in_grid_steps']:.2f} grid "
             f"steps); printed location 8π/d² ± one grid step = [{1 - tol:.4f}, {1 + tol:.4f}]: "
-            f"{d['printed_location_verdict']}; {d['fraction_within_one_grid_step']:.0%} of the data sets within "
+            f"{d['printed_reading']['verdict']}; {d['fraction_within_one_grid_step']:.0%} of the data sets within "
             "one grid step")
-    if d["data_sets_to_decide"]:
+    if d["printed_reading"]["data_sets_to_decide"]:
         text += (f"; the median is {d['median_to_band_edge_in_grid_steps']:.2g} grid steps from the band's edge, so "
-                 f"deciding it needs about {d['data_sets_to_decide']} data sets (CI half-width ∝ n^-1/2)")
+                 f"deciding it needs about {d['printed_reading']['data_sets_to_decide']} data sets (CI half-width ∝ n^-1/2)")
     return text
 
 
-def _determined(ctx: Context) -> Evidence:
-    """The claim: the median's CI is at most ±1 grid step wide (the location is measured at the
-    spec's resolution); the printed reading's decision is reported with it."""
-    d = kink_distribution(ctx)
-    if d["data_sets"] < 16:
-        return outcome(Status.INCONCLUSIVE, f"only {d['data_sets']} data sets finished (need 16)", **d)
-    ok = d["ci_half_width_in_grid_steps"] <= 1.0
-    return outcome(Status.SUPPORTED if ok else Status.INCONCLUSIVE,
-                   _summary(d) + ("" if ok else " — the CI is wider than ±1 grid step: add data sets"), **d)
+def _determined(max_half_width: float = 1.0):
+    """The claim: the median's CI is at most ±``max_half_width`` grid steps wide (1: the location is
+    measured at the spec's resolution); the printed reading's decision is reported with it. The CI is
+    a function of the finished data sets, so a wider one refutes the statement for them."""
+    def run(ctx: Context) -> Evidence:
+        d = kink_distribution(ctx)
+        if d["data_sets"] < 16:
+            return outcome(Status.INCONCLUSIVE, f"only {d['data_sets']} data sets finished (need 16)", **d)
+        half = d["ci_half_width_in_grid_steps"]
+        d.update(claimed_half_width_in_grid_steps=max_half_width)
+        ok = half <= max_half_width
+        return outcome(Status.SUPPORTED if ok else Status.REFUTED,
+                       _summary(d) + ("" if ok else f" — wider than the claimed ±{max_half_width:g} grid steps"), **d)
+    return run
 
 
 def _location(shift_steps: float):
@@ -217,7 +222,7 @@ def _draw(ctx: Context, path: str) -> str:
     plt.close(fig)
     return ("Fig. 1's kink on each of the verdict's data sets (spec estimator), the median with its "
             f"{d['ci_level']:.0%} order-statistic CI, and the printed location ± one grid step: "
-            f"{d['printed_location_verdict']}.")
+            f"{d['printed_reading']['verdict']}.")
 
 
 FIG1_SEEDS = Claim(
@@ -237,11 +242,17 @@ FIG1_SEEDS = Claim(
           "CI of the median (inside: within; disjoint: not reproduced; straddling: undecided, with the "
           "number of data sets that would decide it). 16 data sets in both budgets, run through ctx.map. "
           "The claim's verdict is whether the median is measured at the spec's resolution (CI half-width "
-          "<= 1 grid step); the printed location's decision is in the evidence (printed_location_verdict).",
-    checks=(Check("kink_distribution_over_data_sets", _determined, "PHASE"),),
+          "<= 1 grid step); the printed location's decision is in the evidence (printed_reading).",
+    checks=(Check("kink_distribution_over_data_sets", _determined(), "PHASE"),),
     planted=(near_miss("p1", "near miss: the median kink is within one grid step of 8π/d² + 2 grid steps",
                        Check("p1", _location(2.0), "PHASE"), margin=_location_margin),
              Planted("p2", "the median kink is within one grid step of 8π/d² − 4 grid steps (0.68·8π/d²)",
-                     Check("p2", _location(-4.0), "PHASE"))),
+                     Check("p2", _location(-4.0), "PHASE")),
+             near_miss("p3", "near miss: the median's CI is at most ±½ grid step wide (the claim's resolution "
+                       "halved)", Check("p3_half_step", _determined(0.5), "PHASE"),
+                       margin=lambda d: (d["ci_half_width_in_grid_steps"] - d["claimed_half_width_in_grid_steps"],
+                                         f"CI half-width {d['ci_half_width_in_grid_steps']:.3f} grid steps > "
+                                         f"claimed {d['claimed_half_width_in_grid_steps']:g}")
+                       if "claimed_half_width_in_grid_steps" in d else None)),
     figures=(Figure("fig1_kink_distribution", _draw),),
 )
