@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
 
 from scipy.optimize import brentq
 
 from verify import Claim, Planted, Status
 from verify.claim import Check, Context, Evidence, all_checks, outcome
-from verify.extrapolate import limit
+from verify.extrapolate import limit_with_window_shift
 from verify.nearmiss import limit_margin, near_miss
 
 from claims.ahn2023 import PAPER
@@ -74,16 +73,14 @@ def offset_limit(ctx: Context, A0: float, K: float) -> tuple[dict, object]:
     ds = _ds(ctx)
     offsets = [transition(d, A0, K) - 8.0 for d in ds]
     vals = [d * o / K for d, o in zip(ds, offsets)]
-    top, below = limit(vals[1:]), limit(vals[:-1])
-    shift = abs(top.value - below.value)
-    lim = replace(top, stderr=max(top.stderr, shift))
+    lim, wynn_stderr, shift = limit_with_window_shift(vals)
     # the transition as a bound on where learning starts: its offset above 8 is the slack (→ 0: tight)
     slack = {"slack_quantity": "c*(d) - 8 (transition above eta d^2/pi = 8)", "slack_min": min(offsets),
              "slack_max": max(offsets), "slack_at": f"d={ds[int(min(range(len(ds)), key=lambda i: offsets[i]))]:.4g}",
              "tight": bool(offsets[-1] < offsets[0] / 8)}
     return {"A0": A0, "level_K": K, "d": [round(d, 3) for d in ds], "d_times_offset_over_K": vals,
             "quantity": "d (c*(d) - 8) / K,  |b_inf(c*)| = K/d", **lim.as_data(),
-            "wynn_stderr_top_window": top.stderr, "window_shift": shift,
+            "wynn_stderr_top_window": wynn_stderr, "window_shift": shift,
             "error_bar": "max(Wynn bar on the 7 largest d, shift from the 7 smallest d)", **slack}, lim
 
 
