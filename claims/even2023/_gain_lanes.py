@@ -357,7 +357,7 @@ def run_gain_lanes(problem: Problem, gamma: float, seeds, *, b: int | None = Non
 def _bench_step() -> dict:
     import time
 
-    p = sparse_problem(32, 96, 3, 1e-2, seed=5000, teacher=(1.0, -1.0, 1.0))   # E5's first dataset
+    p = sparse_problem(32, 96, 3, 1e-2, seed=5000, teacher=(1.0, -1.0, 1.0))   # an E5-sized dataset (n = 32, d = 96)
     out = {}
     for b in (1, 8):   # E5's base setting γ = 0.1/d, to E5's stopping rule (~4e5 steps)
         run_gain_lanes(p, 0.1 / 96, [0], b=b, max_steps=10, tol_rel=0.0)      # compiled before timing

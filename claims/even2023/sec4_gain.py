@@ -743,17 +743,26 @@ def _e5_settings(budget: str):
     return S
 
 
+def _e5_seeds(seed: int, ds: int, reps: int) -> tuple[int, np.ndarray]:
+    """(data seed, batch seeds) of dataset ``ds`` under the run's E5 seed: the same for every setting
+    (common random numbers: the factor-at-a-time axes compare settings on the same data and batches),
+    different for every run seed (so ``--seeds`` tests E5 on other data and batches)."""
+    rng = np.random.default_rng([seed, ds])
+    return int(rng.integers(2**62)), rng.integers(0, 2**31 - 1, reps)
+
+
 def _e5_entry(task) -> dict:
     """One E5 setting over its datasets × batch seeds (a task of ``ctx.map``: pure in its inputs)."""
-    budget, (label, d, a, b, c0) = task
+    budget, seed, (label, d, a, b, c0) = task
     datasets = 1 if budget == "quick" else 2
     reps = 4 if budget == "quick" else 16
     gamma = c0 / d                                   # σ² = 1 (its effect is exact: .sigma)
     vals = []
     norms = []
     for ds in range(datasets):
-        p = _dln.sparse_problem(E5_N, d, 3, a, seed=5000 + ds, teacher=(1.0, -1.0, 1.0))
-        lanes = _gain_lanes.run_gain_lanes(p, gamma, np.arange(reps) + 31 * ds, b=b if b < E5_N else None,
+        data_seed, batch_seeds = _e5_seeds(seed, ds, reps)
+        p = _dln.sparse_problem(E5_N, d, 3, a, seed=data_seed, teacher=(1.0, -1.0, 1.0))
+        lanes = _gain_lanes.run_gain_lanes(p, gamma, batch_seeds, b=b if b < E5_N else None,
                                            max_steps=10_000_000, tol_rel=E5_TOL_REL)
         if not (lanes.status == _dln.CONVERGED).all():
             vals.append(np.full(reps, np.nan))
@@ -769,17 +778,19 @@ def _e5_entry(task) -> dict:
             "R": R, "datasets": datasets, "batch_seeds": reps, "l1_norm": l1}
 
 
-_E5: dict = {}   # budget -> {label: entry}
+_E5: dict = {}   # (budget, E5 seed) -> {label: entry}
 
 
 def _e5(ctx) -> dict:
     """The E5 grid (:func:`_e5_settings`), its settings computed side by side when a pool is available
-    (``ctx.map``); cached per budget, shared by every check of prop16."""
-    if ctx.budget not in _E5:
+    (``ctx.map``); data and batch seeds derive from the run seed (``ctx.shared_seed``), cached per
+    (budget, seed) and shared by every check and planted error of prop16."""
+    key = (ctx.budget, ctx.shared_seed("even2023.E5"))
+    if key not in _E5:
         settings = _e5_settings(ctx.budget)
-        entries = ctx.map(_e5_entry, [(ctx.budget, st) for st in settings])
-        _E5[ctx.budget] = {st[0]: e for st, e in zip(settings, entries)}
-    return _E5[ctx.budget]
+        entries = ctx.map(_e5_entry, [(ctx.budget, key[1], st) for st in settings])
+        _E5[key] = {st[0]: e for st, e in zip(settings, entries)}
+    return _E5[key]
 
 
 def _p16_axis(e: dict, kind: str) -> tuple[list, list]:
