@@ -10,7 +10,7 @@ import sympy as sp
 
 from claims.ahn2023 import appC_losses as C
 from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_constants, beta_loss, gd_run
-from claims.ahn2023.sec2_basics import frozen_start
+from claims.ahn2023.sec2_lemma8_fact3 import frozen_start
 from verify.claim import Context, Status
 
 
@@ -107,7 +107,7 @@ def test_fact4_witness_is_exact_and_refutes():
 
 def test_frozen_start_roots_are_certified_and_agree_with_the_bisection():
     """The arb root of Φ (fact3.frozen) lies inside the 60-digit mpmath bracket of frozen_start."""
-    from claims.ahn2023 import sec2_basics as B
+    from claims.ahn2023 import sec2_lemma8_fact3 as B
     name, dl, dlt, et, bracket = B._FROZEN_ROOTS[0]
     ev = B._frozen_root_check(name, dl, dlt, et, bracket)(Context(seed=0))
     assert ev.status == Status.PROVED and ev.data["width"] < 1e-25

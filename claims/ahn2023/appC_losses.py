@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_constants, beta_loss, losses
-from claims.ahn2023.sec2_basics import (A2P_INPUTS, a2plus_property, a2plus_sharp_factor_property,
-                                         a2plus_sharp_margin)
+from claims.ahn2023.sec2_definitions import (A2P_INPUTS, a2plus_property, a2plus_sharp_factor_property,
+                                             a2plus_sharp_margin)
 from verify import Claim, Planted, Status, certify, sampling, symbolic
 from verify.claim import check, outcome
 from verify.loss import S as LOSS_ARG  # the argument of the catalogue losses (real; S here is positive)
