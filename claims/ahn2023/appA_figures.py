@@ -17,9 +17,10 @@ from verify import dynamics
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import SQRT, combine, lanes
-from claims.ahn2023.sec2_eos_regime import (EOS_M, FIT_SPAN, GAP, NOT_FITTED_NOTE, TAU, beta_of,
-                                            fast_exponent, fitted, ks_for, measure, _rem3_law,
-                                            _rem3_rate, _thm2_rate)
+from claims.ahn2023._eos_sweeps import (EOS_M, FIT_SPAN, GAP, NOT_FITTED_NOTE, TAU, beta_of,
+                                        fast_exponent, fitted, k_fit_min, ks_for, measure)
+from claims.ahn2023.sec2_eos_regime import _rem3_law, _rem3_rate
+from claims.ahn2023.sec2_thm2 import _thm2_rate
 
 FIG9_ETA = 0.25
 # the bouncing phase of Fig. 9 (right) "tracks the envelope" η ℓ'(xy) y = 2x: median relative residual
@@ -353,7 +354,9 @@ def _draw_fig11_left(ctx: Context, path: str) -> str:
         line, = ax.loglog(r.eta, r.gap, "o-", ms=3, lw=1, label=f"{key}: slope 1/(β−1) = {p:.3g}")
         ref = r.gap[-1] * (r.eta / r.eta[-1]) ** p
         ax.loglog(r.eta, ref, ls="--", lw=0.8, color=line.get_color())
-    ax.axvline(np.exp(-K_FIT), color="k", lw=0.6, ls=":", label=f"fit range: η ≤ e^-{K_FIT:g}")
+        # each loss's fit window starts at its own k (the last FIT_SPAN units of its sweep)
+        ax.axvline(np.exp(-k_fit_min(ctx, key)), color=line.get_color(), lw=0.6, ls=":")
+    ax.plot([], [], color="k", lw=0.6, ls=":", label="start of each loss's fit window")
     ax.set_xlabel("η")
     ax.set_ylabel(r"$2/\eta - y_\infty^2$")
     ax.set_title("Fig. 11 left: sharpness gap (dashed: predicted slopes)", fontsize=9)

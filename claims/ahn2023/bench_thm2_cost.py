@@ -15,7 +15,8 @@ import time
 import numpy as np
 
 from claims.ahn2023._losses import MAX_STEPS, XT, YT, loss_by_key
-from claims.ahn2023.sec2_eos_regime import EOS_M, THM2_AT_LEAST, THM2_EQUAL
+from claims.ahn2023._eos_sweeps import EOS_M
+from claims.ahn2023.sec2_thm2 import THM2_AT_LEAST, THM2_EQUAL
 from verify import dynamics
 from verify.bench import benchmark
 

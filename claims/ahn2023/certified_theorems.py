@@ -28,8 +28,8 @@ from verify.bench import benchmark
 from verify.claim import Check, Context, Evidence, outcome
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023.sec2_eos_regime import (EOS_M_EXACT, XT_EXACT, YT_EXACT, _rsym_d2loss, _sqrt_d2loss,
-                                            _sqrt_dloss)
+from claims.ahn2023.sec2_thm2 import (EOS_M_EXACT, XT_EXACT, YT_EXACT, _rsym_d2loss, _sqrt_d2loss,
+                                     _sqrt_dloss)
 
 # =========================================================================== Theorem 2, lower bound
 #

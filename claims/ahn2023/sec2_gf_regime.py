@@ -22,7 +22,7 @@ from verify.nearmiss import near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import combine, k_grid, lanes, loss_by_key
-from claims.ahn2023.sec2_eos_regime import _all_runs, ks_for, measure
+from claims.ahn2023._eos_sweeps import _all_runs, ks_for, measure
 
 # ============================================================================ Lemma 1
 _t = sp.Symbol("t", real=True)
