@@ -168,3 +168,23 @@ def test_reports_render(folder):
     assert not problems, (f"{len(problems)} rendering problems in {folder} (regenerate with "
                           "`python -m verify report` if the files predate the renderer):\n"
                           + "\n".join(problems[:30]))
+
+
+def test_a_figure_that_cannot_be_drawn_is_listed_and_fails_the_report(tmp_path):
+    """A figure that raises is not hidden in one caption: the index lists it and the summary (the
+    CLI's exit status) reports it (Fig. 11 left once failed with a NameError for a whole release)."""
+    from verify.claim import Check, Claim, Figure, Paper, Planted, Status, outcome
+
+    toy = Paper("toy2024", "A toy paper")
+
+    def broken(ctx, path):
+        raise NameError("name 'K_FIT' is not defined")
+
+    claim = Claim("toy2024.fig1", toy.at("Figure 1"), "A figure", "x",
+                  checks=(Check("c", lambda ctx: outcome(Status.SUPPORTED, "fine")),),
+                  planted=(Planted("p1", "wrong", Check("p", lambda ctx: outcome(Status.REFUTED, "no"))),),
+                  figures=(Figure("fig1_broken", broken),))
+    summary = write_reports([claim], tmp_path, seed=0, budget="quick")
+    assert summary["figures_failed"] == ["toy2024.fig1: figure failed: NameError: name 'K_FIT' is not defined"]
+    index = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "Figures that could **not** be drawn" in index and "K\\_FIT" in index

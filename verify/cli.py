@@ -176,7 +176,10 @@ def cmd_report(args) -> int:
         print("planted errors NOT refuted: " + ", ".join(summary["planted_not_refuted"]))
     if summary["seeds_unmet"]:
         print("not robust over --seeds: " + "; ".join(summary["seeds_unmet"]))
-    return 0 if not (summary["unmet"] or summary["planted_not_refuted"] or summary["seeds_unmet"]) else 1
+    if summary["figures_failed"]:
+        print("figures NOT drawn: " + "; ".join(summary["figures_failed"]))
+    return 0 if not (summary["unmet"] or summary["planted_not_refuted"] or summary["seeds_unmet"]
+                     or summary["figures_failed"]) else 1
 
 
 def cmd_bench(args) -> int:

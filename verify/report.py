@@ -117,7 +117,7 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     (out / "FINDINGS.md").write_text(findings_markdown([results[c.id] for c in ordered], anchor_of=anchor,
                                                        seed=seed, budget=budget), encoding="utf-8")
     (out / "README.md").write_text(_index_markdown(ordered, results, planted, sections, seed,
-                                                   budget, out, swept), encoding="utf-8")
+                                                   budget, out, swept, figures), encoding="utf-8")
     (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget,
                                                       time.perf_counter() - started), encoding="utf-8")
     counts = Counter(str(r.verdict) for r in results.values() if r.claim.expect != "unchecked")
@@ -125,7 +125,13 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     planted_missed = [f"{cid}#{p.tag}" for cid, rows in planted.items() for p, e in rows
                       if e.status != Status.REFUTED]
     return {"counts": dict(counts), "unmet": unmet, "planted_not_refuted": planted_missed,
-            "seeds_unmet": swept.unmet() if swept else [], "results": results}
+            "seeds_unmet": swept.unmet() if swept else [], "figures_failed": failed_figures(figures),
+            "results": results}
+
+
+def failed_figures(figures: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """``claim id: caption`` of every figure that could not be drawn (no file; the caption says why)."""
+    return [f"{cid}: {caption}" for cid, rows in figures.items() for name, caption in rows if not name]
 
 
 def _links(ordered, sections, out: Path) -> dict:
@@ -185,7 +191,7 @@ def _versions() -> str:
 
 
 def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path,
-                    swept: SeedSweep | None = None) -> str:
+                    swept: SeedSweep | None = None, figures: dict | None = None) -> str:
     checked = [r for r in results.values() if r.claim.expect != "unchecked"]
     counts = Counter(str(r.verdict) for r in checked)
     n_planted = sum(len(v) for v in planted.values())
@@ -205,6 +211,11 @@ def _index_markdown(ordered, results, planted, sections, seed, budget, out: Path
                   "[FINDINGS.md](FINDINGS.md)", ""]
     else:
         lines += ["**Findings**: FINDINGS.md was not generated in this run.", ""]
+    broken = failed_figures({c.id: (figures or {}).get(c.id, []) for c in ordered})
+    if broken:
+        lines += ["Figures that could **not** be drawn:", ""]
+        lines += [f"- {escape_markdown(b, in_table=False)}" for b in broken]
+        lines.append("")
     if unmet:
         lines += ["Claims **not** meeting their expectation:", ""]
         lines += [f"- [{code_span(r.claim.id, in_table=False)}]({r.claim.paper}.md#"
