@@ -118,9 +118,11 @@ def _qpm(s):
         even = 0.0
         odd = 0.0
         p = s2
-        for j in range(1, 8):  # terms s^(2j)/(2j) and s^(2j+1)/(2j+1), up to s^15
-            even += p / (2 * j)
-            odd += p * s / (2 * j + 1)
+        # terms s^(2j)/(2j) and s^(2j+1)/(2j+1), up to s^15, each divisor's reciprocal a constant:
+        # a multiplication instead of a division (×1.25 per SGD step), within an ulp of the term
+        for j in range(1, 8):
+            even += p * (1.0 / (2 * j))
+            odd += p * s * (1.0 / (2 * j + 1))
             p *= s2
         return 2.0 * (even + odd), 2.0 * (even - odd)
     return -2.0 * s - 2.0 * math.log(abs(1.0 - s)), 2.0 * s - 2.0 * math.log(abs(1.0 + s))
@@ -250,8 +252,8 @@ def _series(SS, QP, QM, terms):
         od = 0.0
         pw = s2v
         for t in range(1, terms + 1):
-            ev += pw / (2 * t)
-            od += pw * sv / (2 * t + 1)
+            ev += pw * (1.0 / (2 * t))
+            od += pw * sv * (1.0 / (2 * t + 1))
             pw *= s2v
         QP[j] = 2.0 * (ev + od)
         QM[j] = 2.0 * (ev - od)
@@ -370,7 +372,8 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
             hit = False
             # the series branch of q_± (_qpm) for every coordinate in one branch-free loop, which
             # the compiler vectorises across coordinates (same operations per coordinate, so
-            # bitwise _qpm; its 14 divisions were ~70% of an SGD step); logs where |s| >= 0.05
+            # bitwise _qpm; its 14 divisions were ~70% of an SGD step, now multiplications by the
+            # divisors' reciprocals, as in _qpm); logs where |s| >= 0.05
             # Terms the sums cannot feel are skipped: with m = max_j |s_j| < 0.05, every term t > T
             # of either sum is below 2^-56 of its first term when m^{2T} < 2^-56, hence below a
             # quarter ulp of the partial sum, and adding it (or any later, smaller term) leaves the
