@@ -211,33 +211,16 @@ class Lanes:
 
 
 @njit(cache=True)
-def _residual(X, y, beta, r):
-    """r = Xβ − y, each r_i summed over j in order (bitwise the plain loop), four rows at a time:
-    the four sums are independent, so the CPU overlaps their addition chains (~25% per GD step)."""
-    n, d = X.shape
-    i = 0
-    while i + 4 <= n:
-        a0 = -y[i]
-        a1 = -y[i + 1]
-        a2 = -y[i + 2]
-        a3 = -y[i + 3]
-        for j in range(d):
-            bj = beta[j]
-            a0 += X[i, j] * bj
-            a1 += X[i + 1, j] * bj
-            a2 += X[i + 2, j] * bj
-            a3 += X[i + 3, j] * bj
-        r[i] = a0
-        r[i + 1] = a1
-        r[i + 2] = a2
-        r[i + 3] = a3
-        i += 4
-    while i < n:
-        acc = -y[i]
-        for j in range(d):
-            acc += X[i, j] * beta[j]
-        r[i] = acc
-        i += 1
+def _residual(XT, y, beta, r):
+    """r = Xβ − y from Xᵀ (d × n): the rows side by side, a vector over i for each j, so the loop
+    vectorises; each r_i is still summed over j in order (bitwise the plain row loop)."""
+    n = y.shape[0]
+    for i in range(n):
+        r[i] = -y[i]
+    for j in range(beta.shape[0]):
+        bj = beta[j]
+        for i in range(n):
+            r[i] += XT[j, i] * bj
 
 
 @njit(inline="always")
@@ -281,6 +264,7 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
     WIN = np.full((L, window), np.nan)
     CURV = np.zeros((L, 2))
     ln_alpha = np.log(alpha)
+    XT = np.ascontiguousarray(X.T)
     r = np.empty(n)
     g = np.empty(d)
     perm = np.arange(n)
@@ -316,7 +300,7 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
                 beta[j] = u[j] * v[j]
             # full loss: every step for GD, every `check_every` steps for SGD
             if full or k % check_every == 0:
-                _residual(X, y, beta, r)
+                _residual(XT, y, beta, r)
                 ss = 0.0
                 for i in range(n):  # the order of np.sum(r * r), without the temporary
                     ss += r[i] * r[i]
