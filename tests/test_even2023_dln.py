@@ -133,7 +133,7 @@ def test_strategy_parts(X, teacher, alpha):
 
 
 def test_interleaved_residual_is_bitwise_the_plain_loop():
-    """The lane kernel sums four rows of Xβ − y side by side; each row keeps its own order."""
+    """The lane kernel sums the rows of Xβ − y side by side (from Xᵀ); each row keeps its own order."""
     rng = np.random.default_rng(5)
     for n, d in ((20, 30), (7, 9), (3, 4)):
         X, y, beta = rng.normal(size=(n, d)), rng.normal(size=n), rng.normal(size=d) * 1e3
@@ -144,7 +144,7 @@ def test_interleaved_residual_is_bitwise_the_plain_loop():
                 acc += X[i, j] * beta[j]
             plain[i] = acc
         r = np.empty(n)
-        _dln._residual(X, y, beta, r)
+        _dln._residual(np.ascontiguousarray(X.T), y, beta, r)
         assert np.array_equal(r, plain)
 
 
