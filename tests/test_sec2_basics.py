@@ -8,7 +8,8 @@ import mpmath
 import pytest
 import sympy as sp
 
-from claims.ahn2023 import appC_losses as C
+from claims.ahn2023 import _appC_inequalities as C
+from claims.ahn2023 import appC_losses
 from claims.ahn2023._sec2_common import HUBER, RSYM, SQRT, beta_constants, beta_loss, gd_run
 from claims.ahn2023.sec2_lemma8_fact3 import frozen_start
 from verify.claim import Context, Status
@@ -99,10 +100,10 @@ def test_gd_run_matches_definition():
 
 
 def test_fact4_witness_is_exact_and_refutes():
-    printed_survives, data = C._fact4_erratum_witness()
+    printed_survives, data = appC_losses._fact4_erratum_witness()
     assert not printed_survives
     assert data["A1_and_A2"] and data["A2plus_fails_for_R_ge_half"]
-    assert C._witness_dl(Fraction(-1, 2)) == Fraction(-1, 2)
+    assert appC_losses._witness_dl(Fraction(-1, 2)) == Fraction(-1, 2)
 
 
 def test_frozen_start_roots_are_certified_and_agree_with_the_bisection():

@@ -26,7 +26,7 @@ bp = sp.Symbol("beta_p", positive=True)
 b2 = sp.Symbol("beta2", real=True)
 a_ = sp.Symbol("a", positive=True)
 t_ = sp.Symbol("t", positive=True)
-x = sp.Symbol("x", real=True)
+from ._q_forms import q_fn, q_minus, q_plus, x  # noqa: E402
 
 
 def psi(b, a):
@@ -47,11 +47,6 @@ def _sinh_point(a, t):
 
 def bregman(b, bq, a):
     return psi(b, a) - psi(bq, a) - sp.diff(psi(b_, a), b_).subs(b_, bq) * (b - bq)
-
-
-q_plus = -2 * x - sp.log((1 - x) ** 2)
-q_minus = 2 * x - sp.log((1 + x) ** 2)
-q_fn = -sp.log((1 - x ** 2) ** 2) / 2
 
 
 # =========================================================================== def6
