@@ -1,7 +1,9 @@
 """sympy -> arb: compile a sympy expression in one variable into a callable on balls / series.
 
 A whitelist walk of the expression tree (numbers, pi, E, +, *, powers, elementary functions,
-sign, Min/Max, Piecewise with three-valued conditions); never ``eval``.
+sign, Min/Max, Piecewise with three-valued conditions); never ``eval``. A Piecewise evaluates each
+branch on the part of the ball where it is active (the union of the pieces across a breakpoint), and
+:func:`split_at_zero` rewrites |s| and sign(s) away on each half-line (so |s|^b/s cancels at 0).
 """
 from __future__ import annotations
 
@@ -82,13 +84,13 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
             if ex.is_Integer:
                 n = int(ex)
                 if n >= 0:
-                    return lambda v: b(v) ** n
-                return lambda v: 1 / (b(v) ** (-n))
+                    return lambda v: _ipow(b(v), n)
+                return lambda v: 1 / _ipow(b(v), -n)
             if ex.is_Rational and ex.q == 2:
                 n = int(ex.p)
                 if n > 0:
-                    return lambda v: b(v).sqrt() ** n
-                return lambda v: b(v).rsqrt() ** (-n)
+                    return lambda v: _ipow(b(v).sqrt(), n)
+                return lambda v: _ipow(b(v).rsqrt(), -n)
             if ex.is_Rational and ex > 0:
                 p = Fraction(int(ex.p), int(ex.q))
                 return lambda v: _rpow(b(v), p)
@@ -112,7 +114,8 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
             return extremum
         if isinstance(e, sp.Piecewise):
             branches = [(build(val), build_cond(cond)) for val, cond in e.args]
-            return lambda v: _piecewise(branches, v)
+            domains = _branch_domains(e, var, build)
+            return lambda v: _piecewise(branches, v, domains)
         raise ValueError(f"from_sympy: unsupported node {e.func.__name__} in {e}; "
                          f"rewrite it with exp/log/tanh/erfc/... or pass an arb callable")
 
@@ -139,6 +142,49 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
         raise ValueError(f"from_sympy: unsupported condition {c}")
 
     return build(expr)
+
+
+def split_at_zero(expr: Any, var: sp.Symbol) -> sp.Expr:
+    """``expr`` as Piecewise((E+, var >= 0), (E-, True)), E+/E- being ``expr`` rewritten for
+    var > 0 / var < 0, where |var| and sign(var) are known and fold away (|s|^3/s becomes s^2,
+    s^2/sqrt(|s|) becomes s^(3/2)), so a ball containing 0 gives no 0/0. E- is written in |var|
+    (= -var there): arb's |.| is exact and stays >= 0, where -1 * ball rounds below 0 and a
+    fractional power of it would not be finite.
+
+    The value at var = 0 is the common one-sided limit E+(0) = E-(0) (the continuous extension:
+    the pointwise l'' of ahn2023's l_beta, Example 1, is written |s|^beta/s near 0 and equals 1
+    there). ``expr`` is returned unchanged when it has no |.| or sign, or when E+(0) and E-(0) are
+    not finite and equal (a jump at 0 cannot be split this way)."""
+    expr = sp.sympify(expr)
+    if not expr.has(sp.Abs, sp.sign):
+        return expr
+    p = sp.Dummy("p", positive=True)
+    pos = expr.subs(var, p).subs(p, var)
+    neg = expr.subs(var, -p).subs(p, sp.Abs(var))  # -var, written |var|: exact and >= 0 on a ball
+    at0 = [h.subs(var, 0) for h in (pos, neg)]
+    if not all(a.is_finite for a in at0) or sp.simplify(at0[0] - at0[1]) != 0:
+        return expr
+    return sp.Piecewise((pos, var >= 0), (neg, True))
+
+
+def _ipow(x: Any, n: int) -> Any:
+    """x^n for an integer n >= 0. arb's power is not finite on a ball centred at 0 (it goes through
+    log), and loses the sign information of an even power; on a ball containing 0 the power is
+    taken from its monotone pieces instead: [0, max|x|^n] for even n, [lo^n, hi^n] for odd n."""
+    if n == 1:
+        return x
+    if n == 0:
+        return x ** 0 if _series(x) else arb(1)
+    if _series(x) or x > 0 or x < 0:
+        return x ** n
+    if not x.is_finite():
+        return arb.nan()
+
+    def point_pow(t: arb) -> arb:  # t an exact point
+        return arb(0) if t.is_zero() else t ** n
+    if n % 2 == 0:
+        return arb(0).union(point_pow(abs(x).upper())).nonnegative_part()
+    return point_pow(x.lower()).union(point_pow(x.upper()))
 
 
 def _rpow(x: Any, p: Fraction) -> Any:
@@ -175,9 +221,74 @@ def _or3(vals: list) -> bool | None:
     return False if all(v is False for v in vals) else None
 
 
-def _piecewise(branches, v):
-    """Union of every branch that may be active on the ball v (the first certainly-true one ends
-    the scan). For arb_series arguments the active branch must be unique."""
+def _branch_domains(e: sp.Piecewise, var: sp.Symbol | None, build: Callable) -> list | None:
+    """For each branch of ``e``, the set of var where it is the active one (its condition holds
+    and no earlier one does), as closed intervals [lo, hi] of callables giving arb balls of the
+    ends (None: unbounded); None when a condition is not a set of var that sympy can solve."""
+    if var is None:
+        return None
+    covered, out = sp.S.EmptySet, []
+    try:
+        for _, cond in e.args:
+            where = sp.S.Reals if cond is sp.true else cond.as_set()
+            active = sp.Complement(where, covered, evaluate=True)
+            covered = sp.Union(covered, where)
+            parts = active.args if isinstance(active, sp.Union) else (active,)
+            ends = []
+            for part in parts:
+                if part is sp.S.EmptySet:
+                    continue
+                if isinstance(part, sp.FiniteSet):
+                    ends += [(build(x), build(x)) for x in part]
+                elif isinstance(part, sp.Interval):
+                    ends.append(tuple(None if x.is_infinite else build(x) for x in (part.start, part.end)))
+                else:
+                    return None
+            out.append(ends)
+    except (NotImplementedError, TypeError, ValueError, AttributeError):
+        return None
+    return out
+
+
+def _clip(v: arb, lo_end, hi_end) -> arb | None:
+    """The ball v cut to the closed interval [lo_end, hi_end] (ends rounded outward), v itself when
+    nothing is cut, None when the two do not meet. A part known to lie in [0, inf) (or (-inf, 0])
+    is made a ball with no point of the other sign (fractional powers of it stay finite)."""
+    lo, hi = v.lower(), v.upper()
+    cut_lo = lo_end is not None and lo_end(v).lower() > lo
+    cut_hi = hi_end is not None and hi_end(v).upper() < hi
+    if cut_lo:
+        lo = lo_end(v).lower()
+    if cut_hi:
+        hi = hi_end(v).upper()
+    if lo > hi:
+        return None
+    if not (cut_lo or cut_hi):
+        return v
+    part = lo.union(hi)
+    if lo >= 0:
+        return part.nonnegative_part()
+    if hi <= 0:
+        return -((-part).nonnegative_part())
+    return part
+
+
+def _piecewise(branches, v, domains=None):
+    """Union of every branch that may be active on the ball v, each evaluated on the part of v
+    where it is active when the conditions are sets of the variable (``domains``); otherwise on the
+    whole ball (the first certainly-true condition ends the scan). For arb_series arguments the
+    active branch must be unique."""
+    if domains is not None and not _series(v):
+        out = None
+        for (val, _), ends in zip(branches, domains):
+            for lo_end, hi_end in ends:
+                part = _clip(v, lo_end, hi_end)
+                if part is not None:
+                    piece = val(part)
+                    out = piece if out is None else out.union(piece)
+        if out is None:
+            raise ValueError("Piecewise: no branch applies")
+        return out
     out = None
     for val, cond in branches:
         c = cond(v)
