@@ -50,7 +50,7 @@ What can be certified
 
 Losses: :func:`loss_derivatives` compiles (l', l'') of a :class:`verify.loss.Loss` from its sympy
 forms with :func:`from_sympy` (a piecewise loss is enclosed across a breakpoint by the union of its
-pieces on the parts of the ball; |s|^beta near 0 without 0/0 through :func:`split_at_zero`). A
+pieces on the parts of the ball; |s|^beta near 0 without 0/0 through :func:`halves_at_zero`). A
 callable can also be written by hand with :data:`ops`, e.g. ``ops.tanh`` or
 ``lambda v: v * (1 + v * v).rsqrt()``.
 
@@ -82,7 +82,7 @@ from .ops import (  # noqa: F401
 )
 from .sympy_arb import (  # noqa: F401
     _and3, _branch_domains, _clip, _const_part, _max2, _min2, _or3, _piecewise, _positive3, _rpow,
-    _sign, _SYMPY_UNARY, from_sympy, split_at_zero,
+    _sign, _SYMPY_UNARY, from_sympy, halves_at_zero, join_at_zero,
 )
 from .taylor import (  # noqa: F401
     _coef, _is_exact_zero, Taylor0, taylor_at_zero,

@@ -13,22 +13,27 @@ from flint import arb
 
 from ..loss import S, Loss
 from .balls import _q2arb, ArbFn, exact
-from .sympy_arb import from_sympy, split_at_zero
+from .sympy_arb import from_sympy, halves_at_zero, join_at_zero
 
 
 # --------------------------------------------------------------------------- losses
 
-def _arb_form(expr: sp.Expr) -> sp.Expr:
-    """The form of a loss expression that is compiled to arb: |s| and sign(s) folded away on each
-    half-line (:func:`split_at_zero`), and each branch over one denominator (``together``: ℓ_sqrt''
-    = −s²(1+s²)^(-3/2) + (1+s²)^(-1/2) becomes (1+s²)^(-3/2), with no cancellation on a ball)."""
-    expr = split_at_zero(expr, S)
+def _together(e: sp.Expr) -> sp.Expr:
+    """Each branch over one denominator: ℓ_sqrt'' = −s²(1+s²)^(-3/2) + (1+s²)^(-1/2) becomes
+    (1+s²)^(-3/2), with no cancellation on a ball."""
+    if isinstance(e, sp.Piecewise):
+        return sp.Piecewise(*[(_together(v), c) for v, c in e.args])
+    return sp.together(e)
 
-    def tidy(e):
-        if isinstance(e, sp.Piecewise):
-            return sp.Piecewise(*[(tidy(v), c) for v, c in e.args])
-        return sp.together(e)
-    return tidy(expr)
+
+def _compile(expr: sp.Expr) -> ArbFn:
+    """``expr`` (in s) to arb: the half-lines s >= 0 and s <= 0 separately when |s| or sign(s)
+    occur (:func:`halves_at_zero`, so |s|^β/s has no 0/0 at 0), each branch over one denominator."""
+    halves = halves_at_zero(expr, S)
+    if halves is None:
+        return from_sympy(_together(expr), S)
+    p, pos, neg = halves
+    return join_at_zero(from_sympy(_together(pos), p), from_sympy(_together(neg), p))
 
 
 @functools.lru_cache(maxsize=None)
@@ -36,14 +41,13 @@ def loss_derivatives(loss: Loss) -> tuple[ArbFn, ArbFn]:
     """(ℓ', ℓ'') of a :class:`verify.loss.Loss` as rigorous arb callables, compiled by
     :func:`from_sympy` from the loss's sympy forms ``loss.dl`` and ``loss.d2`` (nothing written by
     hand per loss). Piecewise losses are enclosed across a breakpoint by the union of the pieces
-    on the parts of the ball (and |s|^β near 0 without 0/0, see :func:`split_at_zero`).
+    on the parts of the ball (and |s|^β near 0 without 0/0, see :func:`halves_at_zero`).
 
     Cached per loss, so the trajectory enclosures (cached on the identity of the callables) are
     shared by every check that certifies the same loss. A callable accepts arb_series (automatic
     derivatives) when its form is smooth on the ball; pass both to :func:`limit_sharpness`.
     """
-    d1 = from_sympy(_arb_form(loss.dl), S)
-    d2 = from_sympy(_arb_form(loss.d2), S)
+    d1, d2 = _compile(loss.dl), _compile(loss.d2)
     d1.__name__, d2.__name__ = f"{loss.name}'", f"{loss.name}''"
     return d1, d2
 

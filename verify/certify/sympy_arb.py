@@ -3,7 +3,8 @@
 A whitelist walk of the expression tree (numbers, pi, E, +, *, powers, elementary functions,
 sign, Min/Max, Piecewise with three-valued conditions); never ``eval``. A Piecewise evaluates each
 branch on the part of the ball where it is active (the union of the pieces across a breakpoint), and
-:func:`split_at_zero` rewrites |s| and sign(s) away on each half-line (so |s|^b/s cancels at 0).
+``split_at_zero=True`` compiles the two half-lines separately, where |s| and sign(s) fold away (so
+|s|^b/s cancels at 0).
 """
 from __future__ import annotations
 
@@ -29,16 +30,24 @@ _SYMPY_UNARY: dict[Any, Callable] = {
 }
 
 
-def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
+def from_sympy(expr: Any, var: sp.Symbol | None = None, *, split_at_zero: bool = False) -> ArbFn:
     """Compile a sympy expression in (at most) one variable into a callable on arb / arb_series.
 
     Walks the expression tree; only numbers, ``pi``, ``E``, ``+``, ``*``, powers and the functions
     exp, log, sqrt/rational powers, the hyperbolic and trigonometric functions and their inverses,
     erf, erfc, Abs, sign, Min, Max and Piecewise (with relational conditions) are accepted (anything
     else, e.g. an undefined function, raises ``ValueError`` naming the node). Rational constants become arb balls at the precision in force when called.
+    A Piecewise is the union of its branches, each on the part of the ball where it is active.
+    ``split_at_zero``: compile the halves var >= 0 and var <= 0 separately when that folds |var|
+    and sign(var) away (:func:`halves_at_zero`), so that |s|^b/s has no 0/0 on a ball around 0.
     """
     expr = sp.sympify(expr)
     free = expr.free_symbols
+    if split_at_zero and var is not None:
+        halves = halves_at_zero(expr, var)
+        if halves is not None:
+            p, pos, neg = halves
+            return join_at_zero(from_sympy(pos, p), from_sympy(neg, p))
     if var is None:
         if len(free) > 1:
             raise ValueError(f"expression {expr} has several free symbols {sorted(map(str, free))}; pass var=")
@@ -49,7 +58,9 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
 
     def build(e: sp.Basic) -> Callable[[Any], Any]:
         if var is not None and e == var:
-            return lambda v: v
+            return _identity
+        if e.is_Integer:
+            return _constant(arb(int(e)))  # exact at any precision: made once
         if e.is_Rational:
             p, q = int(e.p), int(e.q)
             return lambda v: arb(fmpq(p, q))
@@ -61,33 +72,28 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
             q = exact(str(e))
             return lambda v: _q2arb(q)
         if isinstance(e, sp.Add):
-            parts = [build(a) for a in e.args]
-
-            def add(v, parts=parts):
-                out = parts[0](v)
-                for p in parts[1:]:
-                    out = out + p(v)
-                return out
-            return add
+            return _fold([build(a) for a in e.args], lambda a, b: a + b)
         if isinstance(e, sp.Mul):
-            parts = [build(a) for a in e.args]
-
-            def mul(v, parts=parts):
-                out = parts[0](v)
-                for p in parts[1:]:
-                    out = out * p(v)
-                return out
-            return mul
+            if e.args[0] == -1:  # -x: exact negation (-1 * x rounds the radius up)
+                rest = build(sp.Mul(*e.args[1:]))
+                return lambda v: -rest(v)
+            return _fold([build(a) for a in e.args], lambda a, b: a * b)
         if isinstance(e, sp.Pow):
             base, ex = e.args
             b = build(base)
             if ex.is_Integer:
                 n = int(ex)
+                if n == 2:
+                    return _compose(_square, b)
                 if n >= 0:
                     return lambda v: _ipow(b(v), n)
                 return lambda v: 1 / _ipow(b(v), -n)
             if ex.is_Rational and ex.q == 2:
                 n = int(ex.p)
+                if n == 1:
+                    return _compose(_sqrt, b)
+                if n == -1:
+                    return _compose(_rsqrt, b)
                 if n > 0:
                     return lambda v: _ipow(b(v).sqrt(), n)
                 return lambda v: _ipow(b(v).rsqrt(), -n)
@@ -97,8 +103,7 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
             c = build(ex)
             return lambda v: (c(v) * b(v).log()).exp()
         if e.func in _SYMPY_UNARY and len(e.args) == 1:
-            f, a = _SYMPY_UNARY[e.func], build(e.args[0])
-            return lambda v: f(a(v))
+            return _compose(_SYMPY_UNARY[e.func], build(e.args[0]))
         if isinstance(e, sp.sign):
             a = build(e.args[0])
             return lambda v: _sign(a(v))
@@ -144,38 +149,63 @@ def from_sympy(expr: Any, var: sp.Symbol | None = None) -> ArbFn:
     return build(expr)
 
 
-def split_at_zero(expr: Any, var: sp.Symbol) -> sp.Expr:
-    """``expr`` as Piecewise((E+, var >= 0), (E-, True)), E+/E- being ``expr`` rewritten for
-    var > 0 / var < 0, where |var| and sign(var) are known and fold away (|s|^3/s becomes s^2,
-    s^2/sqrt(|s|) becomes s^(3/2)), so a ball containing 0 gives no 0/0. E- is written in |var|
-    (= -var there): arb's |.| is exact and stays >= 0, where -1 * ball rounds below 0 and a
-    fractional power of it would not be finite.
+def halves_at_zero(expr: Any, var: sp.Symbol) -> tuple[sp.Symbol, sp.Expr, sp.Expr] | None:
+    """(p, E+, E-) with E+(p) = expr(p) and E-(p) = expr(-p) for a positive symbol p, where |.| and
+    sign fold away (|s|^3/s becomes p^2, s^2/sqrt(|s|) becomes p^(3/2)); None when ``expr`` has no
+    |.| or sign, or when E+(0) and E-(0) are not finite and equal (a jump at 0 cannot be split).
 
-    The value at var = 0 is the common one-sided limit E+(0) = E-(0) (the continuous extension:
-    the pointwise l'' of ahn2023's l_beta, Example 1, is written |s|^beta/s near 0 and equals 1
-    there). ``expr`` is returned unchanged when it has no |.| or sign, or when E+(0) and E-(0) are
-    not finite and equal (a jump at 0 cannot be split this way)."""
+    The value at var = 0 is then the common one-sided limit E+(0) = E-(0): the continuous extension
+    (ahn2023's l_beta'' of Example 1 is written |s|^beta/s near 0 and equals 1 there). Compile the two
+    halves with :func:`from_sympy` in p and combine them with :func:`join_at_zero`."""
     expr = sp.sympify(expr)
     if not expr.has(sp.Abs, sp.sign):
-        return expr
+        return None
     p = sp.Dummy("p", positive=True)
-    pos = expr.subs(var, p).subs(p, var)
-    neg = expr.subs(var, -p).subs(p, sp.Abs(var))  # -var, written |var|: exact and >= 0 on a ball
-    at0 = [h.subs(var, 0) for h in (pos, neg)]
+    pos, neg = expr.subs(var, p), expr.subs(var, -p)
+    at0 = [h.subs(p, 0) for h in (pos, neg)]
     if not all(a.is_finite for a in at0) or sp.simplify(at0[0] - at0[1]) != 0:
-        return expr
-    return sp.Piecewise((pos, var >= 0), (neg, True))
+        return None
+    return p, pos, neg
+
+
+def join_at_zero(pos: ArbFn, neg: ArbFn) -> ArbFn:
+    """v -> pos(v) for v >= 0, neg(-v) for v <= 0 (the halves of :func:`halves_at_zero`): on a
+    ball, the union of pos on its part in [0, inf) and neg on the mirror of its part in (-inf, 0]
+    (exact negation, so the argument of neg is a ball with no negative point)."""
+    zero = lambda v: arb(0)  # noqa: E731
+
+    def joined(v):
+        if _series(v):
+            c0 = v.coeffs()[0]
+            if c0 > 0:
+                return pos(v)
+            if c0 < 0:
+                return neg(-v)
+            raise ValueError("split at 0: no derivative on a ball containing 0")
+        out = None
+        right, left = _clip(v, zero, None), _clip(v, None, zero)
+        if right is not None:
+            out = pos(right)
+        if left is not None:
+            piece = neg(-left)
+            out = piece if out is None else out.union(piece)
+        return out
+    return joined
 
 
 def _ipow(x: Any, n: int) -> Any:
-    """x^n for an integer n >= 0. arb's power is not finite on a ball centred at 0 (it goes through
-    log), and loses the sign information of an even power; on a ball containing 0 the power is
-    taken from its monotone pieces instead: [0, max|x|^n] for even n, [lo^n, hi^n] for odd n."""
+    """x^n for an integer n >= 0 on a ball or series. arb's power is used on balls away from 0; on
+    a ball containing 0 (where it is not even finite when the ball is centred at 0) the power is
+    taken from its monotone pieces: [0, max|x|^n] for even n, [lo^n, hi^n] for odd n."""
     if n == 1:
         return x
+    if _series(x):
+        return x ** n
+    if n == 2:
+        return _square(x)
     if n == 0:
-        return x ** 0 if _series(x) else arb(1)
-    if _series(x) or x > 0 or x < 0:
+        return arb(1)
+    if x > 0 or x < 0:
         return x ** n
     if not x.is_finite():
         return arb.nan()
@@ -219,6 +249,59 @@ def _or3(vals: list) -> bool | None:
     if any(v is True for v in vals):
         return True
     return False if all(v is False for v in vals) else None
+
+
+# ---- closure combinators (fewer Python calls per evaluation: the GD enclosures call l', l'' per step)
+
+def _identity(v):
+    return v
+
+
+def _constant(c: arb) -> Callable:
+    f = lambda v: c  # noqa: E731
+    f.constant = c
+    return f
+
+
+def _compose(f: Callable, a: Callable) -> Callable:
+    """v -> f(a(v)), without the extra call when a is the variable itself."""
+    return f if a is _identity else (lambda v: f(a(v)))
+
+
+def _fold(parts: list, op: Callable) -> Callable:
+    """v -> op(...op(parts[0](v), parts[1](v))...), with the variable and exact constants inlined
+    for the common two-term case (c + f, v * f, ...)."""
+    if len(parts) == 2:
+        a, b = parts
+        ca, cb = getattr(a, "constant", None), getattr(b, "constant", None)
+        if ca is not None and b is _identity:
+            return lambda v: op(ca, v)
+        if ca is not None:
+            return lambda v: op(ca, b(v))
+        if a is _identity and cb is None:
+            return lambda v: op(v, b(v))
+        return lambda v: op(a(v), b(v))
+
+    def fold(v):
+        out = parts[0](v)
+        for p in parts[1:]:
+            out = op(out, p(v))
+        return out
+    return fold
+
+
+def _square(x):
+    """x^2: x*x, clipped to [0, inf) on a ball (x*x of a ball containing 0 reaches below 0)."""
+    p = x * x
+    return p if _series(p) or p >= 0 else p.nonnegative_part()
+
+
+def _sqrt(x):
+    return x.sqrt()
+
+
+def _rsqrt(x):
+    return x.rsqrt()
 
 
 def _branch_domains(e: sp.Piecewise, var: sp.Symbol | None, build: Callable) -> list | None:
