@@ -192,3 +192,12 @@ def test_integer_powers_on_balls_containing_zero():
                 assert p.lower() >= 0
         y = arb("0.01 +/- 0.05")  # [-0.04, 0.06]: odd powers from the monotone ends
         assert _ipow(y, 3).lower() >= -(arb("0.04") ** 3).upper() * (1 + 1e-7)  # ends rounded outward
+
+
+def test_certified_theorems_take_their_losses_from_the_catalogue():
+    from claims.ahn2023 import certified_theorems as ct
+    from claims.ahn2023._losses import loss_by_key
+    assert ct._mm_functions()[3:] == certify.loss_derivatives(SYM)   # ℓ_sym', ℓ_sym'' of (5)
+    assert (ct._BETA3, ct._BETA3_D2) == certify.loss_derivatives(loss_by_key("beta=3"))
+    assert set(ct.THM2_LOWER_RUNS) == {"rsym", "sqrt", "beta=3", "beta=4"}
+    assert all(certify.loss_derivatives(loss_by_key(k)) for k in ct.THM2_LOWER_RUNS)
