@@ -126,8 +126,8 @@ class Loss:
 
     @cached_property
     def d2(self) -> sp.Expr:
-        """ℓ''(s), pointwise (the Dirac masses of sign' dropped), as a sympy expression; where it is
-        0/0 (|s|^β/s at 0) the value is the limit."""
+        """ℓ''(s), pointwise (the Dirac masses of sign' dropped), as a sympy expression; it may be 0/0
+        at isolated points (|s|^β/s at s = 0), where ℓ'' is its limit."""
         return _form(self, "d2")
 
     @cached_property
