@@ -119,3 +119,20 @@ def test_compiled_loops_take_the_catalogue_kernel_and_are_bit_identical_to_the_i
                                           max_steps=50, a_tol=0.0, loss="logi")
     path_A, path_b = mm.mean_model_path(1.0, 10 * math.pi / 1e4, 100.0, 50, loss="logi")
     assert float(b_logi[0]) == pytest.approx(path_b[-1], rel=1e-12, abs=1e-15)
+
+
+def test_mpmath_recursion_and_flow_take_l_sym_from_the_catalogue_unchanged():
+    As, bs = mm.mean_model_mp(1.0, 10 * math.pi / 1e4, 100, 20, dps=40)
+    with mpmath.workdps(40):
+        A, b = mpmath.mpf(1), mpmath.mpf(0)
+        eta, d2 = mpmath.mpf(10 * math.pi / 1e4), mpmath.mpf(100) ** 2
+        for _ in range(20):
+            gb, gp = mm.g_mp(b), mpmath.ncdf(b)
+            lp = mpmath.tanh(A * gb / 2) / 2   # ℓ_sym' = ½ tanh(s/2) written by hand
+            A, b = A - 2 * d2 * eta * lp * gb, b - eta * lp * A * gp
+        assert (As[-1], bs[-1]) == (A, b)
+    rhs = mm.flow_rhs(100.0)
+    for A, b in ((1.0, 0.0), (-3.2, -0.4), (1e-7, 0.2)):
+        gb = float(mm.g(b))
+        lp = 0.5 * math.tanh(0.5 * A * gb)
+        assert rhs(0.0, np.array([A, b])) == [-2.0 * 100.0**2 * lp * gb, -lp * A * float(mm.g_prime(b))]

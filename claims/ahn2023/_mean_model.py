@@ -87,7 +87,11 @@ def g_inverse(y, dps: int = 50):
 
 
 def mean_model_mp(A0, eta, d, steps: int, dps: int = 40):
-    """The recursion (5) in mpmath; returns lists (A_t), (b_t) for t = 0..steps."""
+    """The recursion (5) in mpmath; returns lists (A_t), (b_t) for t = 0..steps (ℓ_sym' evaluated
+    from the catalogue's sympy form, ``SYM.dloss_mpmath``)."""
+    from claims.ahn2023._losses import SYM
+
+    dl = SYM.dloss_mpmath
     with mpmath.workdps(dps):
         A, b = mpmath.mpf(A0), mpmath.mpf(0)
         eta = mpmath.mpf(eta)
@@ -95,7 +99,7 @@ def mean_model_mp(A0, eta, d, steps: int, dps: int = 40):
         As, bs = [A], [b]
         for _ in range(steps):
             gb, gp = g_mp(b), mpmath.ncdf(b)
-            lp = mpmath.tanh(A * gb / 2) / 2
+            lp = dl(A * gb)
             A, b = A - 2 * d2 * eta * lp * gb, b - eta * lp * A * gp
             As.append(+A)
             bs.append(+b)
@@ -240,12 +244,16 @@ def envelope(A0: float, eta: float, d: float, gamma: float, max_steps: int = 5_0
 # --------------------------------------------------------------------------- gradient flow (6)
 
 def flow_rhs(d: float):
+    """Right-hand side of (6) with ℓ = ℓ_sym (ℓ' from the catalogue's sympy form, ``SYM.dloss_scalar``)."""
+    from claims.ahn2023._losses import SYM
+
+    dl = SYM.dloss_scalar
     d2 = float(d) ** 2
 
     def rhs(t, z):
         A, b = z
         gb = float(g(b))
-        lp = 0.5 * math.tanh(0.5 * A * gb)
+        lp = dl(A * gb)
         return [-2.0 * d2 * lp * gb, -lp * A * float(g_prime(b))]
     return rhs
 
