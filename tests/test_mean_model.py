@@ -89,3 +89,50 @@ def test_sympy_blocks():
     s = mm.sym()
     sp = s["sp"]
     assert sp.simplify(s["g"].subs(s["b"], 0) ** 2 - 1 / (2 * sp.pi)) == 0
+
+
+def _inline_mean_model(A0, eta, d, steps):
+    """(5) with ℓ_sym' written as ½·tanh(½·s) by hand (the form the compiled loops used before
+    they took the catalogue's generated kernel), in plain Python floats."""
+    A, b = A0, 0.0
+    for _ in range(steps):
+        gb = mm._g1.py_func(b)
+        lp = 0.5 * math.tanh(0.5 * A * gb)
+        A, b = A - 2.0 * d * d * eta * lp * gb, b - eta * lp * A * mm._gp1.py_func(b)
+    return A, b
+
+
+def test_compiled_loops_take_the_catalogue_kernel_and_are_bit_identical_to_the_inline_form():
+    kernel, params = mm._dl_kernel("sym")
+    rng = np.random.default_rng(3)
+    s = np.concatenate([rng.standard_normal(20000) * 10.0 ** rng.uniform(-200, 3, 20000),
+                        rng.uniform(-60, 60, 20000)])
+    assert all(kernel(float(v), params) == 0.5 * math.tanh(0.5 * float(v)) for v in s)
+    for A0, c, d in ((1.0, 10.0, 100.0), (-2.5, 6.0, 50.0), (0.7, 16.0, 200.0)):
+        eta = c * math.pi / d ** 2
+        A, b, steps, _ = mm.mean_model_final(np.array([A0]), np.array([eta]), np.array([d]), max_steps=400,
+                                             a_tol=0.0)
+        assert int(steps[0]) == 400
+        assert (float(A[0]), float(b[0])) == _inline_mean_model(A0, eta, d, 400)
+    # another catalogue loss goes through the same loop (ℓ_logi', the fig8 planted variant)
+    _, b_logi, _, _ = mm.mean_model_final(np.array([1.0]), np.array([10 * math.pi / 1e4]), np.array([100.0]),
+                                          max_steps=50, a_tol=0.0, loss="logi")
+    path_A, path_b = mm.mean_model_path(1.0, 10 * math.pi / 1e4, 100.0, 50, loss="logi")
+    assert float(b_logi[0]) == pytest.approx(path_b[-1], rel=1e-12, abs=1e-15)
+
+
+def test_mpmath_recursion_and_flow_take_l_sym_from_the_catalogue_unchanged():
+    As, bs = mm.mean_model_mp(1.0, 10 * math.pi / 1e4, 100, 20, dps=40)
+    with mpmath.workdps(40):
+        A, b = mpmath.mpf(1), mpmath.mpf(0)
+        eta, d2 = mpmath.mpf(10 * math.pi / 1e4), mpmath.mpf(100) ** 2
+        for _ in range(20):
+            gb, gp = mm.g_mp(b), mpmath.ncdf(b)
+            lp = mpmath.tanh(A * gb / 2) / 2   # ℓ_sym' = ½ tanh(s/2) written by hand
+            A, b = A - 2 * d2 * eta * lp * gb, b - eta * lp * A * gp
+        assert (As[-1], bs[-1]) == (A, b)
+    rhs = mm.flow_rhs(100.0)
+    for A, b in ((1.0, 0.0), (-3.2, -0.4), (1e-7, 0.2)):
+        gb = float(mm.g(b))
+        lp = 0.5 * math.tanh(0.5 * A * gb)
+        assert rhs(0.0, np.array([A, b])) == [-2.0 * 100.0**2 * lp * gb, -lp * A * float(mm.g_prime(b))]

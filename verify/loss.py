@@ -125,6 +125,12 @@ class Loss:
         return sp.simplify(sp.cancel(q))
 
     @cached_property
+    def d2(self) -> sp.Expr:
+        """ℓ''(s), pointwise (the Dirac masses of sign' dropped), as a sympy expression; it may be 0/0
+        at isolated points (|s|^β/s at s = 0), where ℓ'' is its limit."""
+        return _form(self, "d2")
+
+    @cached_property
     def _series_poly(self) -> sp.Expr | None:
         """Taylor polynomial of ℓ'(s)/s at 0 when the quotient is analytic there (else None)."""
         if self._finite_at_zero:

@@ -4,14 +4,19 @@ Everything here is paper-agnostic numerics for the §3 claims:
 
 * ``g`` (def8 / Lemma 2): g(b) = E ReLU(z + b) = φ(b) + bΦ(b), g' = Φ, g'' = φ.
 * ``kappa`` (def9): κ(b) = ∫_0^b g(u)/g'(u) du, by adaptive quadrature (scipy) or mpmath.
-* ``mean_model_final`` / ``mean_model_path`` (def10, eq. (5)): float64 lanes, compiled with numba;
+* ``mean_model_final`` / ``mean_model_path`` (def10, eq. (5)): float64 lanes, compiled with numba,
+  ℓ' being the catalogue loss's float64 kernel generated from its sympy form (``Loss.compiled_dl``);
   ``mean_model_mp`` is the same recursion in mpmath for cross-checks.
 * ``flow`` (def11, eq. (6)): scipy ``solve_ivp`` (DOP853) at tight tolerances.
 * ``g_inverse`` (root of g(b) = y, mpmath ``findroot`` at a scoped precision).
 * ``transition_bisect``: the step size (in units c = ηd²/π) at which the mean model starts to learn
   a threshold, located by bisection on a monotone predicate.
 
-Losses: ℓ_sym(s) = ½ log(1 + e^{-s}) + ½ log(1 + e^{s}), so ℓ_sym'(s) = ½ tanh(s/2) (fact9.ii).
+Losses: ℓ_sym(s) = ½ log(1 + e^{-s}) + ½ log(1 + e^{s}), so ℓ_sym'(s) = ½ tanh(s/2) (fact9.ii). The
+compiled loops take ℓ' as an argument (the generated kernel of ``claims.ahn2023._losses.SYM``, which
+computes p0·tanh(p1·s) with p0 = p1 = ½: the same float64 numbers as ½·tanh(½·s), since scaling by ½
+is exact); numba cannot cache a loop that takes a function argument on disk, so each process compiles
+them once (~0.5 s each).
 """
 from __future__ import annotations
 
@@ -82,7 +87,11 @@ def g_inverse(y, dps: int = 50):
 
 
 def mean_model_mp(A0, eta, d, steps: int, dps: int = 40):
-    """The recursion (5) in mpmath; returns lists (A_t), (b_t) for t = 0..steps."""
+    """The recursion (5) in mpmath; returns lists (A_t), (b_t) for t = 0..steps (ℓ_sym' evaluated
+    from the catalogue's sympy form, ``SYM.dloss_mpmath``)."""
+    from claims.ahn2023._losses import SYM
+
+    dl = SYM.dloss_mpmath
     with mpmath.workdps(dps):
         A, b = mpmath.mpf(A0), mpmath.mpf(0)
         eta = mpmath.mpf(eta)
@@ -90,7 +99,7 @@ def mean_model_mp(A0, eta, d, steps: int, dps: int = 40):
         As, bs = [A], [b]
         for _ in range(steps):
             gb, gp = g_mp(b), mpmath.ncdf(b)
-            lp = mpmath.tanh(A * gb / 2) / 2
+            lp = dl(A * gb)
             A, b = A - 2 * d2 * eta * lp * gb, b - eta * lp * A * gp
             As.append(+A)
             bs.append(+b)
@@ -109,9 +118,19 @@ def _gp1(b):
     return 0.5 * math.erfc(-b / 1.4142135623730951)
 
 
-@numba.njit(cache=True)
-def _mm_final(A0, eta, d, max_steps, a_tol, a_mult):
-    """Run (5) per lane until |A_t| <= a_tol (converged) or max_steps.
+def _dl_kernel(loss: str = "sym"):
+    """(kernel, params): ℓ' of the catalogue loss ``loss`` as its generated float64 numba kernel."""
+    from claims.ahn2023._losses import loss_by_key
+
+    compiled = loss_by_key(loss).compiled_dl()
+    if compiled is None:
+        raise ValueError(f"loss {loss!r} has no compiled float64 kernel")
+    return compiled
+
+
+@numba.njit
+def _mm_final(A0, eta, d, max_steps, a_tol, a_mult, dl, p):
+    """Run (5) per lane until |A_t| <= a_tol (converged) or max_steps; ℓ'(s) = ``dl(s, p)``.
 
     ``a_mult`` multiplies the A-step (2 in the paper's 2d²η; planted variants change it).
     Returns final A, b, steps used, number of sign changes of A, min over t of b.
@@ -130,7 +149,7 @@ def _mm_final(A0, eta, d, max_steps, a_tol, a_mult):
         nf = 0
         while t < max_steps and abs(A) > a_tol:
             gb = _g1(b)
-            lp = 0.5 * math.tanh(0.5 * A * gb)
+            lp = dl(A * gb, p)
             A_new = A - a_mult * dd * e * lp * gb
             b = b - e * lp * A * _gp1(b)
             if A_new * A < 0.0:
@@ -147,8 +166,9 @@ def _mm_final(A0, eta, d, max_steps, a_tol, a_mult):
 
 
 def mean_model_final(A0, eta, d, *, max_steps: int = 2_000_000, a_tol: float = 1e-12,
-                     a_mult: float = 2.0):
-    """Final (A, b) of (5) for broadcast lanes (A0, η, d), plus steps used and A sign changes.
+                     a_mult: float = 2.0, loss: str = "sym"):
+    """Final (A, b) of (5) for broadcast lanes (A0, η, d), plus steps used and A sign changes
+    (``loss``: a key of the loss catalogue, ℓ_sym in the paper).
 
     Stops a lane when |A_t| <= a_tol: from there b moves by at most η·|A|²/... per step, a total
     below ~η·a_tol²/(1 - contraction), negligible. A lane that hits ``max_steps`` is reported
@@ -158,7 +178,7 @@ def mean_model_final(A0, eta, d, *, max_steps: int = 2_000_000, a_tol: float = 1
                                      np.asarray(d, float))
     shape = A0.shape
     A, b, steps, flips = _mm_final(A0.ravel().copy(), eta.ravel().copy(), d.ravel().copy(),
-                                   int(max_steps), float(a_tol), float(a_mult))
+                                   int(max_steps), float(a_tol), float(a_mult), *_dl_kernel(loss))
     return (A.reshape(shape), b.reshape(shape), steps.reshape(shape), flips.reshape(shape))
 
 
@@ -184,8 +204,8 @@ def mean_model_path(A0: float, eta: float, d: float, steps: int, a_mult: float =
     return A, b
 
 
-@numba.njit(cache=True)
-def _mm_envelope(A0, eta, d, gamma, max_steps):
+@numba.njit
+def _mm_envelope(A0, eta, d, gamma, max_steps, dl, p):
     """Theorem 3's proof invariant along (5): worst ratios |A_t|/(|A0|e^{-γt}) and b_t/(-η|A0|/γ)
     over t <= steps, and max_t b_t; stops once |A_t| <= 1e-13|A0| (converged) or at max_steps."""
     A = A0
@@ -198,7 +218,7 @@ def _mm_envelope(A0, eta, d, gamma, max_steps):
     t = 0
     while t < max_steps and abs(A) > 1e-13 * abs(A0):
         gb = _g1(b)
-        lp = 0.5 * math.tanh(0.5 * A * gb)
+        lp = dl(A * gb, p)
         A, b = A - 2.0 * dd * eta * lp * gb, b - eta * lp * A * _gp1(b)
         t += 1
         env = abs(A0) * math.exp(-gamma * t)
@@ -215,7 +235,7 @@ def _mm_envelope(A0, eta, d, gamma, max_steps):
 def envelope(A0: float, eta: float, d: float, gamma: float, max_steps: int = 5_000_000) -> dict:
     """Run :func:`_mm_envelope`; ``converged`` is False if the step budget ran out."""
     env, wb, bmax, b, t = _mm_envelope(float(A0), float(eta), float(d), float(gamma),
-                                       int(max_steps))
+                                       int(max_steps), *_dl_kernel("sym"))
     return {"env_ratio": float(env), "b_ratio": float(wb), "b_max": float(bmax),
             "b_final": float(b), "steps": int(t),
             "converged": bool(t < max_steps)}
@@ -224,12 +244,16 @@ def envelope(A0: float, eta: float, d: float, gamma: float, max_steps: int = 5_0
 # --------------------------------------------------------------------------- gradient flow (6)
 
 def flow_rhs(d: float):
+    """Right-hand side of (6) with ℓ = ℓ_sym (ℓ' from the catalogue's sympy form, ``SYM.dloss_scalar``)."""
+    from claims.ahn2023._losses import SYM
+
+    dl = SYM.dloss_scalar
     d2 = float(d) ** 2
 
     def rhs(t, z):
         A, b = z
         gb = float(g(b))
-        lp = 0.5 * math.tanh(0.5 * A * gb)
+        lp = dl(A * gb)
         return [-2.0 * d2 * lp * gb, -lp * A * float(g_prime(b))]
     return rhs
 

@@ -28,8 +28,8 @@ from verify.bench import benchmark
 from verify.claim import Check, Context, Evidence, outcome
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023.sec2_thm2 import (EOS_M_EXACT, XT_EXACT, YT_EXACT, _rsym_d2loss, _sqrt_d2loss,
-                                     _sqrt_dloss)
+from claims.ahn2023._losses import SYM, loss_by_key
+from claims.ahn2023.sec2_thm2 import EOS_M_EXACT, XT_EXACT, YT_EXACT
 
 # =========================================================================== Theorem 2, lower bound
 #
@@ -40,17 +40,18 @@ from claims.ahn2023.sec2_thm2 import (EOS_M_EXACT, XT_EXACT, YT_EXACT, _rsym_d2l
 # (a discovered constant, not a tested prediction). The planted errors put C on the wrong side of
 # that ratio by less than 0.5 %.
 
-_BETA3, _BETA3_D2 = certify.beta_loss(3)
-_BETA4, _BETA4_D2 = certify.beta_loss(4)
+# ℓ', ℓ'' of each loss compiled to arb from the catalogue's sympy forms (ℓ_β: Example 1's
+# ℓ_β'(s) = s(1 − c_β|s|^β) for |s| < r_β, sgn s beyond; enclosed across r_β by the union of the pieces)
+_BETA3, _BETA3_D2 = certify.loss_derivatives(loss_by_key("beta=3"))
 
-# loss key -> (l', l'', exponent 1/(β−1), claimed C, near-miss planted C, step sizes)
+# loss key -> (exponent 1/(β−1), claimed C, near-miss planted C, step sizes)
 THM2_LOWER_RUNS = {
-    "rsym": (certify.ops.tanh, _rsym_d2loss, Fraction(1), Fraction(151, 100), Fraction(3, 2),
+    "rsym": (Fraction(1), Fraction(151, 100), Fraction(3, 2),
              (Fraction(1, 10), Fraction(1, 20), Fraction(1, 50), Fraction(1, 100))),
-    "sqrt": (_sqrt_dloss, _sqrt_d2loss, Fraction(1), Fraction(101, 100), Fraction(1),
+    "sqrt": (Fraction(1), Fraction(101, 100), Fraction(1),
              (Fraction(1, 10), Fraction(1, 20), Fraction(1, 50), Fraction(1, 100))),
-    "beta=3": (_BETA3, _BETA3_D2, Fraction(1, 2), Fraction(212, 100), Fraction(211, 100), (Fraction(1, 20),)),
-    "beta=4": (_BETA4, _BETA4_D2, Fraction(1, 3), Fraction(187, 100), Fraction(186, 100), (Fraction(1, 20),)),
+    "beta=3": (Fraction(1, 2), Fraction(212, 100), Fraction(211, 100), (Fraction(1, 20),)),
+    "beta=4": (Fraction(1, 3), Fraction(187, 100), Fraction(186, 100), (Fraction(1, 20),)),
 }
 
 
@@ -85,7 +86,8 @@ def _gap_ratio(check: Check, eta: Fraction, p: Fraction) -> Check:
 
 def _thm2_lower_checks(tag: str, planted: bool = False) -> tuple[Check, ...]:
     checks = []
-    for key, (d1, d2, p, c_true, c_planted, etas) in THM2_LOWER_RUNS.items():
+    for key, (p, c_true, c_planted, etas) in THM2_LOWER_RUNS.items():
+        d1, d2 = certify.loss_derivatives(loss_by_key(key))
         c = c_planted if planted else c_true
         for eta in etas:
             x0, y0 = certify.eos_start(eta, EOS_M_EXACT, XT_EXACT, YT_EXACT)
@@ -145,7 +147,8 @@ MM_PREC = 128
 
 
 def _mm_functions():
-    """g, Φ, φ, ℓ', ℓ'' on arb balls (constants at the precision in force when called)."""
+    """g, Φ, φ, ℓ_sym', ℓ_sym'' on arb balls (constants at the precision in force when called); ℓ' and
+    ℓ'' are compiled from the catalogue's sympy form of ℓ_sym (verify.certify.loss_derivatives)."""
     inv_sqrt_2pi = 1 / (2 * arb.pi()).sqrt()
     inv_sqrt2 = 1 / arb(2).sqrt()
 
@@ -158,13 +161,7 @@ def _mm_functions():
     def g(b):
         return phi(b) + b * Phi(b)
 
-    def dl(s):  # ℓ_sym'(s) = ½ tanh(s/2)
-        return (s / 2).tanh() / 2
-
-    def d2l(s):  # ℓ_sym''(s) = ¼ (1 − tanh²(s/2))
-        th = (s / 2).tanh()
-        return (1 - th * th) / 4
-
+    dl, d2l = certify.loss_derivatives(SYM)  # ℓ_sym' = ½tanh(s/2), ℓ_sym'' (fact9), from the catalogue
     return g, Phi, phi, dl, d2l
 
 

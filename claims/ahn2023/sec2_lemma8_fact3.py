@@ -383,9 +383,9 @@ _FROZEN_ROOTS = (
 
 
 def _phi_beta2(dlt, et):
-    """Φ and Φ' for ℓ_2 as arb callables (rigorous across the breakpoint r_2 = 3/2; the sympy
-    Piecewise has no series derivative there)."""
-    d1, d2 = certify.beta_loss(2)
+    """Φ and Φ' for ℓ_2 as arb callables (ℓ_2', ℓ_2'' compiled from the catalogue's sympy Piecewise,
+    rigorous across the breakpoint r_2 = 3/2, where it has no series derivative)."""
+    d1, d2 = certify.loss_derivatives(beta_loss(2))
     D, E = (lambda: certify.ball(dlt)), (lambda: certify.ball(et))
 
     def K(U):

@@ -19,7 +19,7 @@ from verify import certify, dynamics, symbolic
 from verify.nearmiss import near_miss
 
 from claims.ahn2023 import PAPER
-from claims.ahn2023._losses import HUBER, SYM, RSYM, XT, YT, combine, guarded, lanes, prefetched
+from claims.ahn2023._losses import HUBER, RSYM, SQRT, SYM, XT, YT, combine, guarded, lanes, prefetched
 from claims.ahn2023._slack import thm2_upper_slack
 from claims.ahn2023._eos_sweeps import (
     _frozen_huber_witness, EOS_M, K_FIT, TAU, NOT_FITTED_NOTE, fitted, ks_for, _require_converged,
@@ -176,35 +176,20 @@ THM2_UPPER = Claim(
 )
 
 
-# Interval-certified instances (verify.certify, python-flint arb). The derivative callables are
-# module-level functions so that the trajectory enclosures are cached across the claim's check and
-# its planted errors (certify caches on the identity of the callables and the exact start).
+# Interval-certified instances (verify.certify, python-flint arb). ℓ' and ℓ'' are compiled from the
+# catalogue's sympy forms (certify.loss_derivatives, cached per loss), so the trajectory enclosures
+# are cached across the claim's check and its planted errors (certify caches on the identity of the
+# callables and the exact start).
 CERT_RSYM_ETAS = (Fraction(1, 10), Fraction(1, 20), Fraction(1, 100))
 CERT_SQRT_ETA = Fraction(1, 20)
 EOS_M_EXACT, XT_EXACT, YT_EXACT = Fraction(3), Fraction(3, 4), Fraction(5, 4)  # spec E7, exact
 
 
-def _rsym_d2loss(v):
-    """ℓ_rsym''(s) = 1 − tanh²(s) on an arb ball."""
-    t = v.tanh()
-    return 1 - t * t
-
-
-def _sqrt_dloss(v):
-    """ℓ_sqrt'(s) = s/√(1 + s²), written with operations arb and arb_series share."""
-    return v * (1 + v * v).rsqrt()
-
-
-def _sqrt_d2loss(v):
-    """ℓ_sqrt''(s) = (1 + s²)^(−3/2)."""
-    return (1 + v * v).rsqrt() ** 3
-
-
 def _certified_sharpness(tag: str, **bounds) -> tuple[Check, ...]:
     """One certified y_∞² enclosure per (loss, η) from the start √(3/η)(3/4, 5/4); ``bounds`` go to
     :func:`verify.certify.limit_sharpness` (default: upper 2/η, i.e. the claim 2/η − y_∞² > 0)."""
-    runs = [("rsym", certify.ops.tanh, _rsym_d2loss, eta) for eta in CERT_RSYM_ETAS]
-    runs.append(("sqrt", _sqrt_dloss, _sqrt_d2loss, CERT_SQRT_ETA))
+    runs = [("rsym", *certify.loss_derivatives(RSYM), eta) for eta in CERT_RSYM_ETAS]
+    runs.append(("sqrt", *certify.loss_derivatives(SQRT), CERT_SQRT_ETA))
     checks = []
     for key, d1, d2, eta in runs:
         x0, y0 = certify.eos_start(eta, EOS_M_EXACT, XT_EXACT, YT_EXACT)

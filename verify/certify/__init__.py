@@ -48,9 +48,11 @@ What can be certified
   mean model of ahn2023 and the diagonal linear network of even2023 prove theirs by induction on
   the last box, see claims/*/certified_*.py).
 
-Example losses: ``ops.tanh`` (l_rsym' = tanh), ``lambda v: ops.tanh(v / 2) / 2`` (l_sym', curvature
-1/4), ``lambda v: v * (1 + v * v).rsqrt()`` (l_sqrt'), and :func:`beta_loss` (the piecewise l_beta
-family, with rigorous enclosures across the breakpoint r_beta).
+Losses: :func:`loss_derivatives` compiles (l', l'') of a :class:`verify.loss.Loss` from its sympy
+forms with :func:`from_sympy` (a piecewise loss is enclosed across a breakpoint by the union of its
+pieces on the parts of the ball; |s|^beta near 0 without 0/0 through :func:`halves_at_zero`). A
+callable can also be written by hand with :data:`ops`, e.g. ``ops.tanh`` or
+``lambda v: v * (1 + v * v).rsqrt()``.
 
 Modules (one concept each; everything is re-exported here, so ``from verify.certify import X`` and
 ``certify.X`` keep working): :mod:`.balls` (precision, exact rationals, balls and boxes),
@@ -59,7 +61,7 @@ arb compiler), :mod:`.taylor` (Taylor forms at 0), :mod:`.bisection` (h >= 0 on 
 :mod:`.inequality` (check constructors for inequalities and tails), :mod:`.constants` (constants,
 roots, largest valid interval), :mod:`.trajectory` (GD trajectory enclosures, limiting sharpness), :mod:`.orbit`
 (centred-form orbit enclosure of any smooth map in R^n),
-:mod:`.losses` (example losses, the exact EoS start), :mod:`.benchmarks`.
+:mod:`.losses` (losses compiled from their sympy forms, the exact EoS start), :mod:`.benchmarks`.
 
 Functions are Python callables on arb balls. Write them with the dual operations in :data:`ops`
 (``ops.tanh(s)`` ...) so that they also accept ``arb_series`` (automatic derivatives); callables
@@ -79,8 +81,8 @@ from .ops import (  # noqa: F401
     supports_series,
 )
 from .sympy_arb import (  # noqa: F401
-    _and3, _const_part, _max2, _min2, _or3, _piecewise, _positive3, _rpow, _sign, _SYMPY_UNARY,
-    from_sympy,
+    _and3, _branch_domains, _clip, _const_part, _max2, _min2, _or3, _piecewise, _positive3, _rpow,
+    _sign, _SYMPY_UNARY, from_sympy, halves_at_zero, join_at_zero,
 )
 from .taylor import (  # noqa: F401
     _coef, _is_exact_zero, Taylor0, taylor_at_zero,
@@ -101,7 +103,7 @@ from .trajectory import (  # noqa: F401
     enclose_limit_sharpness, EOS, limit_sharpness, SharpnessResult,
 )
 from .losses import (  # noqa: F401
-    _abs_pow, _tanh_d2loss, _tanh_dloss, beta_loss, eos_start, ScaledSqrt,
+    eos_start, loss_derivatives, ScaledSqrt,
 )
 from .orbit import (  # noqa: F401
     enclose_orbit, OrbitResult,

@@ -10,8 +10,12 @@ import sympy as sp
 from ..bench import benchmark
 from ..claim import Context
 from .inequality import inequality
-from .losses import _tanh_d2loss, _tanh_dloss, eos_start
+from .losses import eos_start
+from .sympy_arb import from_sympy
 from .trajectory import _SHARPNESS_CACHE, enclose_limit_sharpness, limit_sharpness
+
+_S = sp.Symbol("s", real=True)
+_TANH_DLOSS, _TANH_D2LOSS = from_sympy(sp.tanh(_S), _S), from_sympy(sp.diff(sp.tanh(_S), _S), _S)  # l' = tanh
 
 
 @benchmark("certify.ex1_rsym_seconds", target=1.0, unit="s", higher_is_better=False,
@@ -32,7 +36,7 @@ def _bench_steps() -> dict:
     x0, y0 = eos_start(Fraction(1, 100))
     steps = 20000
     started = time.perf_counter()
-    res = enclose_limit_sharpness(_tanh_dloss, Fraction(1, 100), x0, y0, d2loss=_tanh_d2loss,
+    res = enclose_limit_sharpness(_TANH_DLOSS, Fraction(1, 100), x0, y0, d2loss=_TANH_D2LOSS,
                                   max_steps=steps, check_every=steps + 1)
     sec = time.perf_counter() - started
     return {"value": steps / sec, "steps": steps, "max_radius": res.max_traj_width}
@@ -42,7 +46,7 @@ def _bench_steps() -> dict:
            description="certified y_inf^2 and 2/eta - y_inf^2 > 0 for tanh loss, eta = 0.01, EoS start m = 3")
 def _bench_limit() -> dict:
     x0, y0 = eos_start(Fraction(1, 100))
-    chk = limit_sharpness("bench", _tanh_dloss, Fraction(1, 100), x0, y0, d2loss=_tanh_d2loss)
+    chk = limit_sharpness("bench", _TANH_DLOSS, Fraction(1, 100), x0, y0, d2loss=_TANH_D2LOSS)
     _SHARPNESS_CACHE.clear()  # time a cold run
     started = time.perf_counter()
     ev = chk(Context(0))

@@ -1,80 +1,55 @@
-"""Example losses as rigorous arb callables (the l_beta family of ahn2023 Example 1, tanh) and the
-exact normalised edge-of-stability start used by the trajectory certificates.
+"""Losses as rigorous arb callables, generated from their sympy forms (:class:`verify.loss.Loss`),
+and the exact normalised edge-of-stability start used by the trajectory certificates.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import sympy as sp
 from flint import arb
 
+from ..loss import S, Loss
 from .balls import _q2arb, ArbFn, exact
+from .sympy_arb import from_sympy, halves_at_zero, join_at_zero
 
 
-# --------------------------------------------------------------------------- example losses
+# --------------------------------------------------------------------------- losses
 
-def _abs_pow(X: arb, beta: arb) -> arb:
-    """|X|^beta for beta > 0, also when the ball X contains 0 (monotone in |s|)."""
-    a = abs(X)
-    if a.lower() > 0:
-        return a ** beta
-    top = a.upper()
-    return arb(0) if top.is_zero() else arb(0).union(top ** beta).nonnegative_part()
+def _together(e: sp.Expr) -> sp.Expr:
+    """Each branch over one denominator: ℓ_sqrt'' = −s²(1+s²)^(-3/2) + (1+s²)^(-1/2) becomes
+    (1+s²)^(-3/2), with no cancellation on a ball."""
+    if isinstance(e, sp.Piecewise):
+        return sp.Piecewise(*[(_together(v), c) for v, c in e.args])
+    return sp.together(e)
 
 
-def beta_loss(beta: Any) -> tuple[ArbFn, ArbFn]:
-    """(l_beta', l_beta'') as rigorous arb callables for the family of ahn2023 Example 1:
-    l_beta'(s) = s (1 - c_beta |s|^beta) for |s| < r_beta and sgn(s) beyond, with
-    c_beta = (1/(beta+1)) (beta/(beta+1))^beta and r_beta = (beta+1)/beta (beta > 1 exact).
+def _compile(expr: sp.Expr) -> ArbFn:
+    """``expr`` (in s) to arb: the half-lines s >= 0 and s <= 0 separately when |s| or sign(s)
+    occur (:func:`halves_at_zero`, so |s|^β/s has no 0/0 at 0), each branch over one denominator."""
+    halves = halves_at_zero(expr, S)
+    if halves is None:
+        return from_sympy(_together(expr), S)
+    p, pos, neg = halves
+    return join_at_zero(from_sympy(_together(pos), p), from_sympy(_together(neg), p))
 
-    A ball straddling +-r_beta gets the union of the pieces evaluated on the parts of the ball
-    (each piece on a slightly enlarged part, which only widens the enclosure), so the callables are
-    valid enclosures on every ball; they do not take arb_series, so pass both to
-    :func:`limit_sharpness` (``dloss=..., d2loss=...``).
+
+@functools.lru_cache(maxsize=None)
+def loss_derivatives(loss: Loss) -> tuple[ArbFn, ArbFn]:
+    """(ℓ', ℓ'') of a :class:`verify.loss.Loss` as rigorous arb callables, compiled by
+    :func:`from_sympy` from the loss's sympy forms ``loss.dl`` and ``loss.d2`` (nothing written by
+    hand per loss). Piecewise losses are enclosed across a breakpoint by the union of the pieces
+    on the parts of the ball (and |s|^β near 0 without 0/0, see :func:`halves_at_zero`).
+
+    Cached per loss, so the trajectory enclosures (cached on the identity of the callables) are
+    shared by every check that certifies the same loss. A callable accepts arb_series (automatic
+    derivatives) when its form is smooth on the ball; pass both to :func:`limit_sharpness`.
     """
-    bq = exact(beta)
-    if not bq > 1:
-        raise ValueError(f"beta = {bq} must be > 1")
-
-    def consts():
-        b = _q2arb(bq)
-        c = (b / (b + 1)).log().__mul__(b).exp() / (b + 1)
-        return b, c, _q2arb((bq + 1) / bq)
-
-    def pieces(S: arb, inner, outer_value):
-        b, c, r = consts()
-        lo, hi = S.lower(), S.upper()
-        rhi, rlo = r.upper(), r.lower()
-        parts = []
-        if not (lo > rhi or hi < -rhi):
-            parts.append(inner(lo.max(-rhi).union(hi.min(rhi)), b, c))
-        if hi >= rlo:
-            parts.append(arb(outer_value(1)))
-        if lo <= -rlo:
-            parts.append(arb(outer_value(-1)))
-        out = parts[0]
-        for p in parts[1:]:
-            out = out.union(p)
-        return out
-
-    def dloss(S: arb) -> arb:
-        return pieces(S, lambda X, b, c: X * (1 - c * _abs_pow(X, b)), lambda sign: sign)
-
-    def d2loss(S: arb) -> arb:
-        return pieces(S, lambda X, b, c: 1 - (b + 1) * c * _abs_pow(X, b), lambda sign: 0)
-
-    dloss.__name__, d2loss.__name__ = f"l_beta'[beta={bq}]", f"l_beta''[beta={bq}]"
-    return dloss, d2loss
-
-
-def _tanh_dloss(s):
-    return s.tanh()
-
-
-def _tanh_d2loss(s):
-    t = s.tanh()
-    return 1 - t * t
+    d1, d2 = _compile(loss.dl), _compile(loss.d2)
+    d1.__name__, d2.__name__ = f"{loss.name}'", f"{loss.name}''"
+    return d1, d2
 
 
 @dataclass(frozen=True)

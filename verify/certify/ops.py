@@ -83,7 +83,7 @@ def _log1p(v):
 def _abs(v):
     if _series(v):
         raise TypeError("|.| has no Taylor series; the natural extension is used instead")
-    return abs(v)
+    return abs(v).nonnegative_part()  # arb's |[-a, b]| keeps a negative lower end
 
 
 def _normal_pdf(v):
