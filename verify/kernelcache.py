@@ -7,9 +7,12 @@ arguments, so a function taking another compiled function as an argument misses 
 module therefore writes the generated source to ``<cache dir>/<label>_<hash16>.py`` and imports it as
 a module: functions in it carry ``@numba.njit(cache=True, ...)`` and call the other generated
 functions as module globals, so a second process loads their machine code instead of compiling it.
+An engine that calls a generated kernel is written once, as plain Python functions (a *template*)
+whose free names — the kernel among them — the generated module binds (:func:`compiled_template`).
 
 The key (the ``<hash16>`` of the file name, and of the module name) is the sha256 of the source, the
-numba and Python versions and the text of every project module the source imports (transitively):
+numba, numpy and Python versions and the text of every module of this project (or any other module
+not installed) the source imports, transitively:
 numba checks only the time stamp of the file a function is defined in, not of the functions it
 calls, so a changed dependency must change the file. Results never depend on the cache: a cached
 function is the machine code numba compiled for the very same source.
@@ -25,19 +28,26 @@ import ast
 import atexit
 import hashlib
 import importlib.util
+import inspect
 import os
 import re
 import shutil
 import sys
+import sysconfig
 import tempfile
+import textwrap
 import types
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numba
+import numpy as np
+
+from .bench import benchmark
 
 ENV = "EOS_VERIFY_KERNEL_CACHE"
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent  # holds the packages verify/, claims/, …
+_INSTALLED = {Path(sysconfig.get_paths()[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")}
 _MODULE_PREFIX = "eos_kernel_"
 _memo: dict[str, types.ModuleType] = {}
 _process_dir: Path | None = None
@@ -83,11 +93,50 @@ def import_lines(namespace: Mapping[str, Any]) -> str:
             lines.append(f"{name} = {obj!r}")
         else:
             func = getattr(obj, "py_func", obj)  # a numba dispatcher: where its Python function lives
-            module, qualname = func.__module__, func.__qualname__
-            if "." in qualname or "<" in qualname:
-                raise ValueError(f"{name}: {qualname} is not a module-level name of {module}")
+            module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", "")
+            if module in (None, "__main__") or "." in qualname or "<" in qualname:
+                raise ValueError(f"{name}: {qualname or obj!r} is not a module-level name of an importable module")
             lines.append(f"from {module} import {qualname}" + ("" if qualname == name else f" as {name}"))
     return "\n".join(lines) + "\n"
+
+
+def template_source(*functions: Callable, **jit_options: Any) -> str:
+    """The source of plain Python functions (an engine written once), each decorated
+    ``@numba.njit(cache=True, **jit_options)``, for a generated module that binds their free names."""
+    options = ", ".join(["cache=True", *(f"{k}={v!r}" for k, v in jit_options.items())])
+    return "\n\n".join(f"@numba.njit({options})\n" + textwrap.dedent(inspect.getsource(f)) for f in functions)
+
+
+def template_globals(*functions: Callable) -> dict[str, Any]:
+    """The globals of the functions' own modules that their code uses (other than themselves)."""
+    own = {f.__name__ for f in functions}
+    found: dict[str, Any] = {}
+    for f in functions:
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            found.update({n: f.__globals__[n] for n in code.co_names if n in f.__globals__ and n not in own})
+    return found
+
+
+def compiled_template(functions: Sequence[Callable], label: str, namespace: Mapping[str, Any],
+                      **jit_options: Any) -> Any:
+    """The functions (plain Python, written once) compiled with numba, their free names bound by
+    ``namespace`` (e.g. the kernel an engine calls) and else by their own module: in a generated,
+    disk-cached module (:func:`compiled_module`) when every bound object is importable, else (a
+    closure, say) per process. Returns an object with the compiled functions as attributes."""
+    bound = {**template_globals(*functions), "numba": numba, **namespace}
+    try:
+        return compiled_module(template_source(*functions, **jit_options), label, bound)
+    except ValueError:  # something is not importable by name: bind it in memory (no disk cache)
+        scope = {**functions[0].__globals__, **bound}
+        compiled = types.SimpleNamespace()
+        for f in functions:
+            jitted = numba.njit(**jit_options)(types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__))
+            scope[f.__name__] = jitted
+            setattr(compiled, f.__name__, jitted)
+        return compiled
 
 
 def compiled_module(source: str, label: str, namespace: Mapping[str, Any] | None = None) -> types.ModuleType:
@@ -119,18 +168,20 @@ def compiled_module(source: str, label: str, namespace: Mapping[str, Any] | None
 
 
 def source_key(text: str) -> str:
-    """sha256 (hex) of the source, the numba and Python versions and the project modules it imports."""
+    """sha256 (hex) of the source, the numba, numpy and Python versions and the text of the
+    (not installed) modules it imports."""
     h = hashlib.sha256()
-    for part in (text, numba.__version__, sys.version):
+    for part in (text, numba.__version__, np.__version__, sys.version):
         h.update(part.encode())
         h.update(b"\0")
-    for name, dep in sorted(_project_dependencies(text).items()):
+    for name, dep in sorted(_dependencies(text).items()):
         h.update(name.encode() + b"\0" + dep + b"\0")
     return h.hexdigest()
 
 
-def _project_dependencies(text: str) -> dict[str, bytes]:
-    """{module name: file bytes} of the project modules ``text`` imports, followed transitively."""
+def _dependencies(text: str) -> dict[str, bytes]:
+    """{module name: file bytes} of the modules ``text`` imports that are this project's or not
+    installed (see :func:`_source_file`), followed transitively."""
     found: dict[str, bytes] = {}
     todo = _imported_names(text, package=None)
     while todo:
@@ -140,7 +191,7 @@ def _project_dependencies(text: str) -> dict[str, bytes]:
         if name.startswith(_MODULE_PREFIX):  # a generated module: its name holds its own key
             found[name] = b""
             continue
-        path = _project_file(name)
+        path = _source_file(name)
         if path is None:
             continue
         found[name] = path.read_bytes()
@@ -168,8 +219,9 @@ def _imported_names(text: str, package: str | None) -> list[str]:
     return names  # (a package's __init__ is followed only where it is named: it rarely holds kernels)
 
 
-def _project_file(name: str) -> Path | None:
-    """The source file of module ``name`` if it is part of this project (not numpy, math, …)."""
+def _source_file(name: str) -> Path | None:
+    """The source file of module ``name`` if it is this project's or not installed; None for the
+    standard library, numpy, … (their versions are in the key)."""
     module = sys.modules.get(name)
     origin = getattr(module, "__file__", None) if module is not None else None
     if origin is None and module is None:
@@ -181,7 +233,9 @@ def _project_file(name: str) -> Path | None:
     if not origin or not origin.endswith(".py"):
         return None
     path = Path(origin).resolve()
-    return path if _PROJECT_ROOT in path.parents else None
+    if _PROJECT_ROOT in path.parents or not any(root in path.parents for root in _INSTALLED):
+        return path
+    return None
 
 
 def _holds(path: Path, text: str) -> bool:
@@ -201,3 +255,34 @@ def _write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# ----------------------------------------------------------------------------- benchmark
+_BENCH_CHILD = """
+import time
+import sympy as sp
+from verify.dynamics.generic import Objective, run
+x, y = sp.symbols("x y", real=True)
+started = time.perf_counter()
+run(Objective(sp.sqrt(1 + (x * y) ** 2), (x, y)), [[0.5, 1.5]], [0.1], max_steps=10, blocked=False)
+print(time.perf_counter() - started)
+"""
+
+
+@benchmark("scale.compile_cold_vs_warm", target=0.5, unit="s", higher_is_better=False,
+           description="a generic-engine objective (sqrt(1+(xy)^2): value, gradient, Hessian and the "
+                       "lane-by-lane engine) made and run for 10 steps in a fresh process, with a warm "
+                       "kernel cache (value) and an empty one (cold_seconds alongside)")
+def bench_compile_cold_vs_warm() -> dict:
+    import subprocess
+
+    def child(directory: str) -> float:
+        env = {**os.environ, ENV: directory}
+        done = subprocess.run([sys.executable, "-c", _BENCH_CHILD], cwd=_PROJECT_ROOT, env=env, check=True,
+                              capture_output=True, text=True)
+        return float(done.stdout.split()[-1])
+
+    with tempfile.TemporaryDirectory(prefix="eos-verify-bench-") as directory:
+        cold = child(directory)
+        warm = min(child(directory) for _ in range(2))
+    return {"value": warm, "cold_seconds": cold}

@@ -24,7 +24,6 @@ final θ; a check must treat a disagreement beyond its stated tolerance as INCON
 """
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,7 +35,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..kernelcache import compiled_module
+from ..kernelcache import compiled_module, template_globals, template_source
 from .outcomes import _HUGE, Outcome
 
 _EPS = 2.0**-52
@@ -107,8 +106,8 @@ class Objective:
         source = "\n\n".join([_vector_source([self.expr], self.params, self.data, "value"),
                                _vector_source(self.gradient, self.params, self.data, "gradient"),
                                _vector_source(self.hessian, self.params, self.data, "hessian"),
-                               *(_ENGINE_DECORATOR + inspect.getsource(f) for f in _ENGINE_TEMPLATE)])
-        namespace = {"math": math, "numba": numba, "np": np, "_HUGE": _HUGE, "_mean_into": _mean_into}
+                               template_source(*_ENGINE_TEMPLATE)])
+        namespace = {**template_globals(*_ENGINE_TEMPLATE), "numba": numba}
         return compiled_module(source, "objective", namespace)  # generated from sympy, not user text
 
     @property
@@ -148,8 +147,8 @@ def _mean_into(fn, w, Z, rows, nrows, out, acc):
         acc[j] /= nrows
 
 
-# The engine, written once as a template: these three functions are compiled (``_ENGINE_DECORATOR``) in
-# each objective's generated module (:attr:`Objective.module`), where ``value``, ``gradient`` and
+# The engine, written once as a template: these three functions are compiled in each objective's
+# generated module (:attr:`Objective.module`), where ``value``, ``gradient`` and
 # ``hessian`` are that objective's functions. Passed as arguments instead, they would make numba's
 # on-disk cache miss every time (a compiled function's type is part of its key).
 def _sharpness(w, Z, all_rows, d, hbuf, hacc):
@@ -265,7 +264,6 @@ def _finish(W, Z, out_i, out_f):
 
 
 _ENGINE_TEMPLATE = (_sharpness, _engine, _finish)
-_ENGINE_DECORATOR = "@numba.njit(cache=True)\n"
 
 
 @dataclass(frozen=True)
