@@ -246,15 +246,22 @@ def _holds(path: Path, text: str) -> bool:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """temp file + os.replace: a concurrent reader sees no file or the whole file, never a part."""
+    """Write via a temporary file, so that a concurrent reader sees no file or the whole file. The
+    first writer wins (a hard link fails if the file exists): the file, hence its time stamp, which
+    numba's index records, is not replaced under another process that has just compiled from it."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            if not _holds(path, text):  # not what this key names (a truncated file, say): replace it
+                os.replace(tmp, path)
+        except OSError:  # no hard links on this file system
+            os.replace(tmp, path)
+    finally:
         Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # ----------------------------------------------------------------------------- benchmark
