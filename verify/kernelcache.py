@@ -29,6 +29,7 @@ import atexit
 import hashlib
 import importlib.util
 import inspect
+import math
 import os
 import re
 import shutil
@@ -51,11 +52,18 @@ _INSTALLED = {Path(sysconfig.get_paths()[k]).resolve() for k in ("stdlib", "plat
 _MODULE_PREFIX = "eos_kernel_"
 _memo: dict[str, types.ModuleType] = {}
 _process_dir: Path | None = None
+_dirs: dict[str, Path] = {}  # by the value of $EOS_VERIFY_KERNEL_CACHE
 
 
 def cache_dir() -> Path:
     """The directory generated modules are written to (created; writable, else a per-process one)."""
     setting = os.environ.get(ENV, "").strip()
+    if setting not in _dirs:
+        _dirs[setting] = _usable_dir(setting)
+    return _dirs[setting]
+
+
+def _usable_dir(setting: str) -> Path:
     if setting.lower() == "off":
         return _per_process_dir()
     if setting:
@@ -89,6 +97,8 @@ def import_lines(namespace: Mapping[str, Any]) -> str:
     for name, obj in namespace.items():
         if isinstance(obj, types.ModuleType):
             lines.append(f"import {obj.__name__}" if obj.__name__ == name else f"import {obj.__name__} as {name}")
+        elif isinstance(obj, float) and not math.isfinite(obj):
+            lines.append(f"{name} = float({str(obj)!r})")
         elif isinstance(obj, (bool, int, float, str)):
             lines.append(f"{name} = {obj!r}")
         else:
@@ -128,7 +138,7 @@ def compiled_template(functions: Sequence[Callable], label: str, namespace: Mapp
     closure, say) per process. Returns an object with the compiled functions as attributes."""
     bound = {**template_globals(*functions), "numba": numba, **namespace}
     try:
-        return compiled_module(template_source(*functions, **jit_options), label, bound)
+        imports = import_lines(bound)
     except ValueError:  # something is not importable by name: bind it in memory (no disk cache)
         scope = {**functions[0].__globals__, **bound}
         compiled = types.SimpleNamespace()
@@ -137,6 +147,7 @@ def compiled_template(functions: Sequence[Callable], label: str, namespace: Mapp
             scope[f.__name__] = jitted
             setattr(compiled, f.__name__, jitted)
         return compiled
+    return compiled_module(imports + template_source(*functions, **jit_options), label)
 
 
 def compiled_module(source: str, label: str, namespace: Mapping[str, Any] | None = None) -> types.ModuleType:
