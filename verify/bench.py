@@ -14,7 +14,7 @@ from typing import Callable
 BENCHMARKS: dict[str, "Benchmark"] = {}
 
 # modules that register entries; imported lazily by ``run_all`` so that ``import verify`` stays light
-BENCH_MODULES = ["verify.dynamics", "verify.certify", "verify.audit", "verify.scaling"]
+BENCH_MODULES = ["verify.dynamics", "verify.certify", "verify.audit", "verify.scaling", "verify.kernelcache"]
 
 
 @dataclass(frozen=True)

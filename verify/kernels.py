@@ -9,7 +9,8 @@ The sympy expression is the source of truth; nothing is written by hand per loss
    square-root exponents ±1/2 stay literal (``s**2`` compiles to a multiplication, ``**(1/2)`` to
    ``sqrt``).
 2. **float64**: the template is printed with sympy's Python code printer (``math`` functions) into
-   ``kernel(s, p)`` and compiled with ``numba.njit``; kernels are cached by their source text.
+   ``kernel(s, p)`` and compiled with ``numba.njit``, in a module written to the kernel cache
+   (:mod:`verify.kernelcache`: compiled once per machine, not per process); memoised by source text.
 3. **double-double**: the template is translated node by node into the error-free arithmetic of
    :mod:`verify.dynamics.ddarith` (``kernel(s_hi, s_lo, p) -> (hi, lo)``, ``p`` holding (hi, lo)
    pairs of the parameters, split exactly from the sympy numbers at 50 digits). Supported: + − × ÷,
@@ -19,12 +20,15 @@ The sympy expression is the source of truth; nothing is written by hand per loss
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+import re
+from typing import Callable
 
 import numba
 import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
+
+from .kernelcache import compiled_module
 
 _FLOAT64_CACHE: dict[str, Callable] = {}
 _DD_CACHE: dict[str, Callable] = {}
@@ -92,7 +96,10 @@ def float64_source(template: sp.Expr, var: sp.Symbol) -> str:
         raise
     except Exception as exc:  # the printer has no math-module form for some function
         raise NotCompilable(f"no float64 code for {template}: {type(exc).__name__}") from None
-    return f"def kernel(s, p):\n    return {body}\n"
+    # error_model="numpy": x/0 is ±inf or nan (the lane engine reports it as divergence) rather than
+    # a raised ZeroDivisionError, whose check is a branch that stops the engine's loop over lanes
+    # from vectorising
+    return f"@numba.njit(cache=True, error_model='numpy')\ndef kernel(s, p):\n    return {body}\n"
 
 
 def float64_kernel(expr: sp.Expr, var: sp.Symbol) -> tuple[Callable, np.ndarray]:
@@ -102,13 +109,9 @@ def float64_kernel(expr: sp.Expr, var: sp.Symbol) -> tuple[Callable, np.ndarray]
     source = float64_source(template, var)
     params = np.array([float(v) for v in values] or [0.0], dtype=np.float64)
     if source not in _FLOAT64_CACHE:
-        namespace: dict[str, Any] = {"math": math}
-        exec(compile(source, "<verify.kernels float64>", "exec"), namespace)  # generated from sympy, not user text
+        # generated from sympy, not user text
+        kernel = compiled_module(source, "float64_kernel", {"math": math, "numba": numba}).kernel
         try:
-            # error_model="numpy": x/0 is ±inf or nan (the lane engine reports it as divergence)
-            # rather than a raised ZeroDivisionError, whose check is a branch that stops the engine's
-            # loop over lanes from vectorising
-            kernel = numba.njit(error_model="numpy")(namespace["kernel"])
             kernel(0.5, params)
         except Exception as exc:
             raise NotCompilable(f"generated float64 code does not compile: {type(exc).__name__}") from None
@@ -250,7 +253,8 @@ def dd_source(template: sp.Expr, var: sp.Symbol) -> str:
     writer = _DDWriter(var)
     lines: list[str] = []
     h, l = writer.emit(template, lines, "    ")
-    return "def kernel(sh, sl, p):\n" + "\n".join(lines) + f"\n    return {h}, {l}\n"
+    return ("@numba.njit(cache=True)\ndef kernel(sh, sl, p):\n" + "\n".join(lines)
+            + f"\n    return {h}, {l}\n")
 
 
 def dd_kernel(expr: sp.Expr, var: sp.Symbol) -> tuple[Callable, np.ndarray]:
@@ -261,11 +265,10 @@ def dd_kernel(expr: sp.Expr, var: sp.Symbol) -> tuple[Callable, np.ndarray]:
     source = dd_source(template, var)
     params = np.array([x for v in values for x in dd_pair(v)] or [0.0, 0.0], dtype=np.float64)
     if source not in _DD_CACHE:
-        namespace: dict[str, Any] = {"math": math, **{k: getattr(ddarith, k) for k in dir(ddarith)
-                                                     if k.startswith("dd_")}}
-        exec(compile(source, "<verify.kernels dd>", "exec"), namespace)  # generated from sympy, not user text
+        used = {k: getattr(ddarith, k) for k in sorted(set(re.findall(r"\bdd_\w+", source)))}
+        # generated from sympy, not user text
+        kernel = compiled_module(source, "dd_kernel", {"math": math, "numba": numba, **used}).kernel
         try:
-            kernel = numba.njit(namespace["kernel"])
             kernel(0.5, 0.0, params)
         except Exception as exc:
             raise NotCompilable(f"generated double-double code does not compile: {type(exc).__name__}") from None

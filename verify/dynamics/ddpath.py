@@ -8,15 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 import mpmath
-import numba
 import numpy as np
 
+from ..kernelcache import compiled_template
 from ..loss import Loss
 from .ddarith import dd_div, dd_mul, dd_mul_d, dd_sub
 from .outcomes import _HUGE, HPLane, Outcome, _as_lanes
 
 
-def _dd_engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, out_i, out_f):
+def _dd_engine(params, x0, y0, eta, max_steps, xtol, rtol, out_i, out_f):
+    """The GD map for every lane; a template (:func:`verify.kernelcache.compiled_template`) in which
+    ``dl`` is the loss's double-double ℓ' kernel, so that the compiled engine is cached on disk."""
     n = x0.shape[0]
     for i in range(n):
         xh, xl = x0[i], 0.0
@@ -38,7 +40,7 @@ def _dd_engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, out_i, out_f):
             elif t_bar < 0 and dh < 0.0:
                 t_bar = t
             sh, sl = dd_mul(xh, xl, yh, yl)
-            gh, gl = dl(sh, sl, params)
+            gh, gl = dl(sh, sl, params)  # noqa: F821 (bound by the generated module)
             egh, egl = dd_mul_d(gh, gl, e)
             ph, pl = dd_mul(egh, egl, yh, yl)
             qh, ql = dd_mul(egh, egl, xh, xl)
@@ -74,7 +76,13 @@ def _dd_engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, out_i, out_f):
     return 0
 
 
-_dd_engine = numba.njit(_dd_engine_py)
+_ENGINES: dict = {}
+
+
+def _engine_for(kernel) -> object:
+    if kernel not in _ENGINES:
+        _ENGINES[kernel] = compiled_template((_dd_engine,), "dd_engine", {"dl": kernel})._dd_engine
+    return _ENGINES[kernel]
 
 
 def run_dd(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol: float = 0.0,
@@ -91,7 +99,7 @@ def run_dd(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xt
     n = len(eta)
     out_i = np.zeros((4, n), dtype=np.int64)
     out_f = np.zeros((4, n), dtype=np.float64)
-    _dd_engine(compiled[0], compiled[1], x0, y0, eta, int(max_steps), float(xtol), float(rtol), out_i, out_f)
+    _engine_for(compiled[0])(compiled[1], x0, y0, eta, int(max_steps), float(xtol), float(rtol), out_i, out_f)
     res = []
     with mpmath.workdps(40):
         for i in range(n):

@@ -35,6 +35,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
+from ..kernelcache import compiled_module, template_globals, template_source
 from .outcomes import _HUGE, Outcome
 
 _EPS = 2.0**-52
@@ -53,18 +54,17 @@ class _VectorPrinter(PythonCodePrinter):
         return super()._print_Symbol(expr)
 
 
-def _vector_function(exprs: Sequence[sp.Expr], params, data, label: str) -> Callable:
-    """numba ``fn(w, z, out)`` writing exprs[k] into ``out[k]`` (CSE shared between the entries)."""
+def _vector_source(exprs: Sequence[sp.Expr], params, data, label: str) -> str:
+    """Source of the numba function ``label(w, z, out)`` writing exprs[k] into ``out[k]`` (CSE
+    shared between the entries)."""
     names = {p: f"w[{i}]" for i, p in enumerate(params)}
     names.update({q: f"z[{j}]" for j, q in enumerate(data)})
     reps, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols("_c"))
     printer = _VectorPrinter(names)
-    lines = [f"def {label}(w, z, out):"]
+    lines = ["@numba.njit(cache=True)", f"def {label}(w, z, out):"]
     lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in reps]
     lines += [f"    out[{k}] = {printer.doprint(e)}" for k, e in enumerate(reduced)]
-    namespace: dict[str, Any] = {"math": math}
-    exec(compile("\n".join(lines) + "\n", f"<verify.dynamics.generic {label}>", "exec"), namespace)  # generated from sympy
-    return numba.njit(namespace[label])
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,11 +99,22 @@ class Objective:
         return [sp.diff(g, q) for g in self.gradient for q in self.params]
 
     @cached_property
+    def module(self):
+        """The generated module of this objective (:mod:`verify.kernelcache`, compiled once per
+        machine): numba ``value``, ``gradient``, ``hessian`` (each ``fn(w, z, out)``) and the engine
+        functions :func:`_engine`, :func:`_sharpness`, :func:`_finish` calling them as globals."""
+        source = "\n\n".join([_vector_source([self.expr], self.params, self.data, "value"),
+                               _vector_source(self.gradient, self.params, self.data, "gradient"),
+                               _vector_source(self.hessian, self.params, self.data, "hessian"),
+                               template_source(*_ENGINE_TEMPLATE)])
+        namespace = {**template_globals(*_ENGINE_TEMPLATE), "numba": numba}
+        return compiled_module(source, "objective", namespace)  # generated from sympy, not user text
+
+    @property
     def compiled(self) -> tuple[Callable, Callable, Callable]:
         """numba (value, gradient, hessian), each ``fn(w, z, out)``."""
-        return (_vector_function([self.expr], self.params, self.data, "value"),
-                _vector_function(self.gradient, self.params, self.data, "gradient"),
-                _vector_function(self.hessian, self.params, self.data, "hessian"))
+        m = self.module
+        return m.value, m.gradient, m.hessian
 
     @cached_property
     def blocked_kernel(self) -> Callable:
@@ -118,7 +129,9 @@ class Objective:
         return (sp.lambdify(args, self.expr, "mpmath"), sp.lambdify(args, self.gradient, "mpmath"))
 
 
-@numba.njit(cache=False)
+# inlined: a compiled function passed as an argument would be a run-time address ("dynamic global")
+# in the caller, which numba cannot cache; inlined, ``fn`` is the caller's global and a static call
+@numba.njit(inline="always")
 def _mean_into(fn, w, Z, rows, nrows, out, acc):
     """acc = mean over Z[rows[:nrows]] of fn(w, z) (no allocation: this is the inner loop)."""
     if nrows == 1:
@@ -134,14 +147,16 @@ def _mean_into(fn, w, Z, rows, nrows, out, acc):
         acc[j] /= nrows
 
 
-@numba.njit(cache=False)
-def _sharpness(hess, w, Z, all_rows, d, hbuf, hacc):
-    _mean_into(hess, w, Z, all_rows, all_rows.shape[0], hbuf, hacc)
+# The engine, written once as a template: these three functions are compiled in each objective's
+# generated module (:attr:`Objective.module`), where ``value``, ``gradient`` and
+# ``hessian`` are that objective's functions. Passed as arguments instead, they would make numba's
+# on-disk cache miss every time (a compiled function's type is part of its key).
+def _sharpness(w, Z, all_rows, d, hbuf, hacc):
+    _mean_into(hessian, w, Z, all_rows, all_rows.shape[0], hbuf, hacc)  # noqa: F821 (template)
     return np.linalg.eigvalsh(hacc.reshape((d, d)))[-1]
 
 
-@numba.njit(cache=False)
-def _engine(value, grad, hess, W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
+def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
             check_every, W, out_i, out_f, sharp):
     L, d = W0.shape
     n = Z.shape[0]
@@ -167,11 +182,11 @@ def _engine(value, grad, hess, W0, eta, Z, batch, seeds, max_steps, gtol, patien
         gnorm = np.nan
         while True:
             if t % record_every == 0 and k < n_rec:
-                sharp[lane, k] = _sharpness(hess, w, Z, all_rows, d, hbuf, hacc)
+                sharp[lane, k] = _sharpness(w, Z, all_rows, d, hbuf, hacc)
                 k += 1
             full = (not sgd) or t % check_every == 0
             if full:
-                _mean_into(grad, w, Z, all_rows, n, g, gacc)
+                _mean_into(gradient, w, Z, all_rows, n, g, gacc)
                 gnorm = 0.0
                 for j in range(d):
                     gnorm = max(gnorm, abs(gacc[j]))
@@ -202,7 +217,7 @@ def _engine(value, grad, hess, W0, eta, Z, batch, seeds, max_steps, gtol, patien
             if sgd:
                 for i in range(batch):
                     rows[i] = np.random.randint(0, n)
-                _mean_into(grad, w, Z, rows, batch, g, gacc)
+                _mean_into(gradient, w, Z, rows, batch, g, gacc)
             moved, scale, big = 0.0, 0.0, 0.0
             for j in range(d):
                 wn = w[j] - e * gacc[j]
@@ -215,7 +230,7 @@ def _engine(value, grad, hess, W0, eta, Z, batch, seeds, max_steps, gtol, patien
                 status = 2
                 break
             if not sgd and moved <= 8.0 * 2.0**-52 * scale:
-                _mean_into(grad, w, Z, all_rows, n, g, gacc)
+                _mean_into(gradient, w, Z, all_rows, n, g, gacc)
                 gnorm = 0.0
                 for j in range(d):
                     gnorm = max(gnorm, abs(gacc[j]))
@@ -229,12 +244,11 @@ def _engine(value, grad, hess, W0, eta, Z, batch, seeds, max_steps, gtol, patien
         _mean_into(value, w, Z, all_rows, n, fv, facc)
         out_f[lane, 0] = facc[0]
         out_f[lane, 1] = gnorm
-        out_f[lane, 2] = _sharpness(hess, w, Z, all_rows, d, hbuf, hacc) if status != 2 else np.nan
+        out_f[lane, 2] = _sharpness(w, Z, all_rows, d, hbuf, hacc) if status != 2 else np.nan
     return 0
 
 
-@numba.njit(cache=False)
-def _finish(value, hess, W, Z, out_i, out_f):
+def _finish(W, Z, out_i, out_f):
     """f and λ_max(∇²f) at every lane's final θ (as the lane-by-lane engine does at its stop)."""
     L, d = W.shape
     all_rows = np.arange(Z.shape[0])
@@ -246,7 +260,10 @@ def _finish(value, hess, W, Z, out_i, out_f):
         w = W[lane].copy()
         _mean_into(value, w, Z, all_rows, Z.shape[0], fv, facc)
         out_f[lane, 0] = facc[0]
-        out_f[lane, 2] = _sharpness(hess, w, Z, all_rows, d, hbuf, hacc) if out_i[lane, 0] != 2 else np.nan
+        out_f[lane, 2] = _sharpness(w, Z, all_rows, d, hbuf, hacc) if out_i[lane, 0] != 2 else np.nan
+
+
+_ENGINE_TEMPLATE = (_sharpness, _engine, _finish)
 
 
 @dataclass(frozen=True)
@@ -305,16 +322,16 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     out_i = np.zeros((lanes, 3), np.int64)
     out_f = np.zeros((lanes, 3))
     sharp = np.full((lanes, max(n_rec, 1)), np.nan)
-    value, grad, hess = objective.compiled
+    m = objective.module
     if blocked is None:  # the blocked SIMD kernel covers full-batch GD without data or records
         blocked = not objective.data and not (0 < batch < len(Z)) and n_rec == 0
     if blocked:
         kernel = objective.blocked_kernel
-        kernel(value, grad, np.arange(lanes), theta0, eta, Z, np.arange(len(Z)), int(max_steps),
+        kernel(m.value, m.gradient, np.arange(lanes), theta0, eta, Z, np.arange(len(Z)), int(max_steps),
                float(gtol), int(patience), int(check_every), W, out_i, out_f)
-        _finish(value, hess, W, Z, out_i, out_f)
+        m._finish(W, Z, out_i, out_f)
     else:
-        _engine(value, grad, hess, theta0, eta, Z, int(batch), seeds, int(max_steps), float(gtol),
+        m._engine(theta0, eta, Z, int(batch), seeds, int(max_steps), float(gtol),
                 int(patience), int(record_every) if record_every > 0 else max_steps + 1, int(check_every),
                 W, out_i, out_f, sharp)
     return Run(objective, theta0, eta, W, out_i[:, 0].astype(np.int8), out_i[:, 1], out_i[:, 2].astype(bool),
