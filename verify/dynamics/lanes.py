@@ -24,7 +24,8 @@ import numba
 import numpy as np
 
 from ..loss import Loss
-from .lanekernel import FLOAT_FIELDS, INT_FIELDS, engine as _engine
+from . import lxy
+from .lxy import FLOAT_FIELDS, INT_FIELDS
 from .outcomes import _HUGE, Lanes, _as_lanes
 
 
@@ -85,7 +86,9 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
         if compiled is None:
             raise ValueError(f"loss {loss.name!r}: ℓ' does not compile to a numba kernel; use engine='numpy'")
         kernel, params = compiled
-        args = (int(max_steps), float(xtol), float(rtol), float(s_c), float(s_eps), b)
+        engine_fn = lxy.engine()
+        inputs = np.ascontiguousarray(np.stack([x0, y0, eta, qs_lo, qs_sh]))
+        args = (int(max_steps), float(xtol), float(rtol), float(s_c), float(s_eps), b, float(hi), bool(contraction))
         threads = _threads(parallel, n)
         # lanes dealt round-robin into chunks (a grid sorted by cost splits evenly), chunks taken by
         # the threads as they come free; every lane's result is the same whoever runs it
@@ -93,8 +96,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
         chunks = [np.arange(j, n, k) for j in range(k)]
 
         def part(idx):
-            _engine(kernel, params, idx, x0, y0, eta, *args, qs_lo, float(hi), qs_sh, bool(contraction),
-                    out_i, out_f)
+            engine_fn(kernel, params, idx, inputs, *args, out_i, out_f)
 
         if threads > 1:
             from concurrent.futures import ThreadPoolExecutor
