@@ -33,6 +33,7 @@ result never depends on the block width, the other lanes in its block or the num
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -403,7 +404,7 @@ def kernel_source(k: StepKernel) -> str:
     kargs = "".join(f"k_{kn}, k_{kn}_p, " for kn in kernels)
     cargs = "".join(f"c_{s.name}, " for s in k.constants)
     pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
-    calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({pr_params(c.arg, k.params, fr)}, k_{c.kernel}_p)"
+    calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
     loads = [f"{ind}{local(q)} = F[{r}, b]" for q, r in fr.items()
              if isinstance(q, sp.Symbol) and q in (*k.params, *k.lane_inputs,
@@ -479,7 +480,7 @@ def _free(lets) -> set:
     return out
 
 
-def pr_params(expr, params, fr) -> str:
+def _call_argument(expr, params, fr) -> str:
     """A call's argument, printed in the parameters' rows of slot b."""
     _check_rounding(expr, "call argument")
     return _StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
@@ -498,6 +499,8 @@ def compile_source(source: str, label: str) -> Callable:
     return _COMPILED[source]
 
 
+@functools.lru_cache(maxsize=None)
 def compiled_engine(k: StepKernel) -> Callable:
-    """The compiled engine of a declared kernel (see :func:`kernel_source` for its arguments)."""
+    """The compiled engine of a declared kernel (see :func:`kernel_source` for its arguments); cached per
+    declaration, so a run pays neither the printing nor the compile twice."""
     return compile_source(kernel_source(k), k.label)
