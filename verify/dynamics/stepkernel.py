@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numba
@@ -224,194 +224,215 @@ def _check_rounding(expr: Any, where: str) -> None:
 
 
 # ----------------------------------------------------------------------------- generation
+_IND = " " * 16  # the slot loop's body
+
+
+class _Builder:
+    """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
+    scalar pass, and what the load and the store of a slot do."""
+
+    def __init__(self, k: StepKernel):
+        self.k = k
+        self.fr: dict = {}  # F rows (floats)
+        self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
+        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls))
+        for q in self.lane_rows:
+            self.frow(q)
+        self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
+        self.names.update({s: f"c_{s.name}" for s in k.constants})
+        self.names.update({s: self.local(s) for s in self.lane_rows})
+        self.body: list[str] = []
+        self.flags: list[int] = []  # N rows of the scalar-pass flags
+        self.scalar: list[str] = []  # the scalar pass, per flagged slot
+        self.stores_f: dict = {q.name: f"F[{self.fr[q]}, b]" for q in k.params}  # output -> value at the store
+        self.stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
+        self.loads_f: list[tuple] = []  # (row, initial value)
+        self.loads_i: list[tuple] = []
+
+    @staticmethod
+    def local(s) -> str:
+        return f"v_{s.name}"
+
+    def frow(self, key) -> int:
+        self.fr[key] = len(self.fr)
+        return self.fr[key]
+
+    def nrow(self, key) -> int:
+        self.nr[key] = len(self.nr)
+        return self.nr[key]
+
+    def expr(self, e, what: str) -> str:
+        """``e`` in the names in scope, parenthesised (it is an operand of the generated code)."""
+        _check_rounding(e, what)
+        return f"({_StepPrinter(self.names).doprint(sp.sympify(e))})"
+
+    def bind(self, s) -> None:
+        if s in self.names:
+            raise ValueError(f"step kernel: {s} declared twice")
+        self.names[s] = self.local(s)
+
+    def emit(self, j: int, item) -> None:
+        tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
+        kinds = {Let: self.let, FirstWhere: self.first_where, CountWhere: self.count_where,
+                 MaxWhere: self.extremum_or_last, MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last,
+                 LogProduct: self.log_product, RareReduction: self.rare_reduction}
+        if type(item) not in kinds:
+            raise TypeError(f"step kernel: unknown body item {item!r}")
+        kinds[type(item)](j, item, tag)
+
+    def let(self, j, item, tag):
+        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag)}")
+        self.bind(item.name)
+
+    def first_where(self, j, item, tag):
+        r = self.nrow(item.name)
+        self.loads_i.append((r, -1))
+        self.body += [f"{_IND}new{j} = go & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
+                      f"{_IND}{self.local(item.name)} = t if new{j} else N[{r}, b]",
+                      f"{_IND}N[{r}, b] = {self.local(item.name)}"]
+        self.bind(item.name)
+        self.stores_i[item.name.name] = f"N[{r}, b]"
+        for name, value in item.values:
+            rv = self.frow(name)
+            self.loads_f.append((rv, "np.nan"))
+            self.body.append(f"{_IND}F[{rv}, b] = {self.expr(value, tag)} if new{j} else F[{rv}, b]")
+            self.stores_f[name.name] = f"F[{rv}, b]"
+
+    def count_where(self, j, item, tag):
+        r = self.nrow(item.name)
+        self.loads_i.append((r, 0))
+        self.body += [f"{_IND}{self.local(item.name)} = N[{r}, b] + (1 if (go & {self.expr(item.where, tag)}) else 0)",
+                      f"{_IND}N[{r}, b] = {self.local(item.name)}"]
+        self.bind(item.name)
+        self.stores_i[item.name.name] = f"N[{r}, b]"
+
+    def extremum_or_last(self, j, item, tag):
+        r = self.frow(item.name)
+        self.loads_f.append((r, _lit(item.init)))
+        self.body.append(f"{_IND}val{j} = {self.expr(item.value, tag)}")
+        cond = "go" if item.where is True else f"go & {self.expr(item.where, tag)}"
+        if not isinstance(item, LastWhere):
+            cond += f" & (val{j} {'>' if isinstance(item, MaxWhere) else '<'} F[{r}, b])"
+        self.body += [f"{_IND}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]",
+                      f"{_IND}{self.local(item.name)} = F[{r}, b]"]
+        self.bind(item.name)
+        self.stores_f[item.name.name] = f"F[{r}, b]"
+
+    def log_product(self, j, item, tag):
+        rl, rc, rp = self.frow(("lp", item.name)), self.frow(("lpc", item.name)), self.frow(("prod", item.name))
+        rf = self.nrow(("flush", item.name))
+        self.flags.append(rf)
+        self.loads_f += [(rl, "0.0"), (rc, "0.0"), (rp, "1.0")]
+        self.body += [f"{_IND}prod{j} = F[{rp}, b] * {self.expr(item.factor, tag)}",
+                      f"{_IND}F[{rp}, b] = prod{j} if go else F[{rp}, b]",
+                      f"{_IND}N[{rf}, b] = 1 if (go & ((prod{j} < {_FLUSH_BELOW!r}) | "
+                      f"((t & {_FLUSH_EVERY - 1}) == {_FLUSH_EVERY - 1}))) else 0"]
+        self.scalar += [f"if N[{rf}, b]:",  # Kahan-compensated: the sum of logs keeps its last bits
+                        f"    lp = F[{rl}, b]",
+                        f"    term = math.log(F[{rp}, b]) - F[{rc}, b]",
+                        "    tmp = lp + term",
+                        f"    F[{rc}, b] = (tmp - lp) - term",
+                        f"    F[{rl}, b] = tmp",
+                        f"    F[{rp}, b] = 1.0"]
+        self.stores_f[item.name.name] = (f"(F[{rl}, b] + (math.log(F[{rp}, b]) - F[{rc}, b]) "
+                                         f"if F[{rp}, b] != 1.0 else F[{rl}, b])")
+
+    def rare_reduction(self, j, item, tag):
+        k = self.k
+        rf = self.nrow(("rare", j))
+        self.flags.append(rf)
+        self.body.append(f"{_IND}N[{rf}, b] = 1 if (go & {self.expr(item.where, tag)}) else 0")
+        # the value's step quantities are stashed for the scalar pass; constants and lane rows are there
+        snames = dict(self.names)
+        lane_constants = {c.name for c in k.lane_constants}
+        for s in sorted(sp.sympify(item.value).free_symbols, key=lambda s: s.name):
+            if s in k.lane_inputs or s in lane_constants:  # rows that do not change along the lane
+                snames[s] = f"F[{self.fr[s]}, b]"
+            elif s not in k.constants:
+                rs = self.frow(("stash", j, s))
+                self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
+                snames[s] = f"F[{rs}, b]"
+        _check_rounding(item.value, tag)
+        self.scalar += [f"if N[{rf}, b]:", f"    q = {_StepPrinter(snames).doprint(sp.sympify(item.value))}"]
+        if item.count is not None:
+            rc = self.nrow(item.count)
+            self.loads_i.append((rc, 0))
+            self.scalar.append(f"    N[{rc}, b] += 1")
+            self.stores_i[item.count.name] = f"N[{rc}, b]"
+        for which, op, init in (("min", "<", "np.inf"), ("max", ">", _lit(item.max_init))):
+            name = getattr(item, which)
+            if name is None:
+                continue
+            r = self.frow(name)
+            self.loads_f.append((r, init))
+            self.scalar += [f"    if q {op} F[{r}, b]:", f"        F[{r}, b] = q"]
+            self.stores_f[name.name] = (f"(F[{r}, b] if N[{self.nr[item.count]}, b] > 0 else np.nan)"
+                                        if item.count is not None else f"F[{r}, b]")
+
+    def load_lines(self) -> list[str]:
+        """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
+        k, fr = self.k, self.fr
+        load = [f"    F[{fr[q]}, b] = I[{j}, i]" for j, q in enumerate((*k.params, *k.lane_inputs))]
+        names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
+        names.update({s: f"c_{s.name}" for s in k.constants})
+        for c in k.lane_constants:
+            _check_rounding(c.expr, f"lane constant {c.name}")
+            load.append(f"    F[{fr[c.name]}, b] = {_StepPrinter(names).doprint(sp.sympify(c.expr))}")
+        load += [f"    F[{r}, b] = {v}" for r, v in self.loads_f]
+        load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
+        return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
+
+    def store_lines(self) -> list[str]:
+        """A finished slot's outputs, with the stop rule's per-outcome overrides."""
+        k = self.k
+        final = _StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
+        for c in k.finals:
+            _check_rounding(c.expr, f"final {c.name}")
+            self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
+        store = ["    i = N[0, b]", "    status = N[1, b]"]
+        store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
+        for j, name in enumerate(k.float_outputs):
+            value = self.stores_f[name]
+            for o, oname, v in k.stop.overrides:
+                if oname == name:
+                    value = f"({_lit(v)} if status == {int(o)} else {value})"
+            store.append(f"    out_f[{j}, i] = {value}")
+        return store
+
+
 def kernel_source(k: StepKernel) -> str:
     """Python source of ``engine(<kernels>, lanes, I, <constants>, out_i, out_f)`` for ``k``: ``I[j, i]``
     the initial θ_j then the lane inputs of lane i; outputs in rows of ``out_i`` / ``out_f`` (in the
-    order of ``k.int_outputs`` / ``k.float_outputs``), column i."""
-    fr: dict = {}  # F rows
-    nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows
-
-    def frow(key):
-        fr[key] = len(fr)
-        return fr[key]
-
-    def nrow(key):
-        nr[key] = len(nr)
-        return nr[key]
-
-    for p in k.params:
-        frow(p)
-    for q in k.lane_inputs:
-        frow(q)
-    for c in k.lane_constants:
-        frow(c.name)
-    for c in k.calls:
-        frow(c.name)
-    kernels = list(dict.fromkeys(c.kernel for c in k.calls))
-    lane_consts = {c.name for c in k.lane_constants}
-    # local names: v_<name> for the step's quantities, c_<name> for the run-wide constants
-    names = {T: "t"}
-    names.update({s: f"c_{s.name}" for s in k.constants})
-    local = lambda s: f"v_{s.name}"  # noqa: E731
-    for s in (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls)):
-        names[s] = local(s)
-
-    ind = " " * 16
-    pr = _StepPrinter(names)
-
-    def p(expr, what):
-        _check_rounding(expr, what)
-        return f"({pr.doprint(sp.sympify(expr))})"  # parenthesised: it is an operand of the generated code
-
-    def bind(s):
-        if s in names:
-            raise ValueError(f"step kernel: {s} declared twice")
-        names[s] = local(s)
-
-    # stop rule, before the step
-    pre = [f"{ind}v_halt{j} = {p(c, 'stop.before')}" for j, (c, _) in enumerate(k.stop.before)]
+    order of ``k.int_outputs`` / ``k.float_outputs``), column i; a kernel ``name`` of the calls is passed
+    as ``k_name, k_name_p`` (the compiled function and its parameter array)."""
+    bld = _Builder(k)
+    fr, local = bld.fr, bld.local
+    pre = [f"{_IND}v_halt{j} = {bld.expr(c, 'stop.before')}" for j, (c, _) in enumerate(k.stop.before)]
     go = " & ".join(["act"] + [f"(not v_halt{j})" for j in range(len(k.stop.before))])
-    body: list[str] = []
-    flags: list[str] = []  # N rows of the scalar-pass flags
-    scalar: list[str] = []  # the scalar pass, per flagged slot (indentation 20)
-    stores_f: dict = {}  # output name -> expression in the store (slot b)
-    stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
-    loads_f: list[tuple] = []  # (row, initial value) at load
-    loads_i: list[tuple] = []
     for j, item in enumerate(k.body):
-        tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
-        if isinstance(item, Let):
-            body.append(f"{ind}{local(item.name)} = {p(item.expr, tag)}")
-            bind(item.name)
-        elif isinstance(item, FirstWhere):
-            r = nrow(item.name)
-            loads_i.append((r, -1))
-            body.append(f"{ind}new{j} = go & (N[{r}, b] < 0) & {p(item.where, tag)}")
-            body.append(f"{ind}{local(item.name)} = t if new{j} else N[{r}, b]")
-            body.append(f"{ind}N[{r}, b] = {local(item.name)}")
-            bind(item.name)
-            stores_i[item.name.name] = f"N[{r}, b]"
-            for name, value in item.values:
-                rv = frow(name)
-                loads_f.append((rv, "np.nan"))
-                body.append(f"{ind}F[{rv}, b] = {p(value, tag)} if new{j} else F[{rv}, b]")
-                stores_f[name.name] = f"F[{rv}, b]"
-        elif isinstance(item, CountWhere):
-            r = nrow(item.name)
-            loads_i.append((r, 0))
-            body.append(f"{ind}{local(item.name)} = N[{r}, b] + (1 if (go & {p(item.where, tag)}) else 0)")
-            body.append(f"{ind}N[{r}, b] = {local(item.name)}")
-            bind(item.name)
-            stores_i[item.name.name] = f"N[{r}, b]"
-        elif isinstance(item, (MaxWhere, MinWhere, LastWhere)):
-            r = frow(item.name)
-            loads_f.append((r, _lit(item.init)))
-            body.append(f"{ind}val{j} = {p(item.value, tag)}")
-            cond = "go" if item.where is True else f"go & {p(item.where, tag)}"
-            if not isinstance(item, LastWhere):
-                cond += f" & (val{j} {'>' if isinstance(item, MaxWhere) else '<'} F[{r}, b])"
-            body.append(f"{ind}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]")
-            body.append(f"{ind}{local(item.name)} = F[{r}, b]")
-            bind(item.name)
-            stores_f[item.name.name] = f"F[{r}, b]"
-        elif isinstance(item, LogProduct):
-            rl, rc, rp = frow(("lp", item.name)), frow(("lpc", item.name)), frow(("prod", item.name))
-            rf = nrow(("flush", item.name))
-            flags.append(rf)
-            loads_f += [(rl, "0.0"), (rc, "0.0"), (rp, "1.0")]
-            body.append(f"{ind}prod{j} = F[{rp}, b] * {p(item.factor, tag)}")
-            body.append(f"{ind}F[{rp}, b] = prod{j} if go else F[{rp}, b]")
-            body.append(f"{ind}N[{rf}, b] = 1 if (go & ((prod{j} < {_FLUSH_BELOW!r}) | "
-                        f"((t & {_FLUSH_EVERY - 1}) == {_FLUSH_EVERY - 1}))) else 0")
-            scalar += [f"if N[{rf}, b]:",
-                       f"    lp = F[{rl}, b]",
-                       f"    term = math.log(F[{rp}, b]) - F[{rc}, b]",
-                       f"    tmp = lp + term",
-                       f"    F[{rc}, b] = (tmp - lp) - term",
-                       f"    F[{rl}, b] = tmp",
-                       f"    F[{rp}, b] = 1.0"]
-            stores_f[item.name.name] = (f"(F[{rl}, b] + (math.log(F[{rp}, b]) - F[{rc}, b]) "
-                                        f"if F[{rp}, b] != 1.0 else F[{rl}, b])")
-        elif isinstance(item, RareReduction):
-            rf = nrow(("rare", j))
-            flags.append(rf)
-            body.append(f"{ind}N[{rf}, b] = 1 if (go & {p(item.where, tag)}) else 0")
-            # the value's step quantities are stashed for the scalar pass; constants and lane rows are there
-            snames = dict(names)
-            for s in sorted(sp.sympify(item.value).free_symbols, key=lambda s: s.name):
-                if s in k.lane_inputs or s in lane_consts:  # rows that do not change along the lane
-                    snames[s] = f"F[{fr[s]}, b]"
-                elif s not in k.constants:
-                    rs = frow(("stash", j, s))
-                    body.append(f"{ind}F[{rs}, b] = {names[s]}")
-                    snames[s] = f"F[{rs}, b]"
-            _check_rounding(item.value, tag)
-            scalar += [f"if N[{rf}, b]:", f"    q = {_StepPrinter(snames).doprint(sp.sympify(item.value))}"]
-            if item.count is not None:
-                rc = nrow(item.count)
-                loads_i.append((rc, 0))
-                scalar.append(f"    N[{rc}, b] += 1")
-                stores_i[item.count.name] = f"N[{rc}, b]"
-            for which, op, init in (("min", "<", "np.inf"), ("max", ">", _lit(item.max_init))):
-                name = getattr(item, which)
-                if name is None:
-                    continue
-                r = frow(name)
-                loads_f.append((r, init))
-                scalar += [f"    if q {op} F[{r}, b]:", f"        F[{r}, b] = q"]
-                stores_f[name.name] = (f"(F[{r}, b] if N[{nr[item.count]}, b] > 0 else np.nan)"
-                                       if item.count is not None else f"F[{r}, b]")
-        else:
-            raise TypeError(f"step kernel: unknown body item {item!r}")
+        bld.emit(j, item)
     for q in k.next_params:
-        if q not in names:
+        if q not in bld.names:
             raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
-    post = [f"{ind}v_stop{j} = {p(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
+    post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
     chain = [f"{o} if v_halt{j}" for j, (_, o) in enumerate(k.stop.before)]
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
-    writes = [f"{ind}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
-    extra = " | ".join(f"N[{r}, b]" for r in flags) or "0"
-
-    # loads, stores
-    nfl, nin = len(fr), len(nr)
-    load = [f"    F[{fr[q]}, b] = I[{j}, i]" for j, q in enumerate((*k.params, *k.lane_inputs))]
-    lnames = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
-    lnames.update({s: f"c_{s.name}" for s in k.constants})
-    lpr = _StepPrinter(lnames)
-    for c in k.lane_constants:
-        _check_rounding(c.expr, f"lane constant {c.name}")
-        load.append(f"    F[{fr[c.name]}, b] = {lpr.doprint(sp.sympify(c.expr))}")
-    load += [f"    F[{r}, b] = {v}" for r, v in loads_f]
-    load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
-    load += [f"    N[{r}, b] = {v}" for r, v in loads_i]
-    fnames = {q: f"F[{fr[q]}, b]" for q in k.params}
-    fpr = _StepPrinter(fnames)
-    for c in k.finals:
-        _check_rounding(c.expr, f"final {c.name}")
-        stores_f[c.name.name] = fpr.doprint(sp.sympify(c.expr))
-    for q in k.params:
-        stores_f[q.name] = f"F[{fr[q]}, b]"
-    store = ["    i = N[0, b]", "    status = N[1, b]"]
-    for j, name in enumerate(k.int_outputs):
-        store.append(f"    out_i[{j}, i] = {stores_i[name]}")
-    for j, name in enumerate(k.float_outputs):
-        value = stores_f[name]
-        for o, oname, v in k.stop.overrides:
-            if oname == name:
-                value = f"({_lit(v)} if status == {int(o)} else {value})"
-        store.append(f"    out_f[{j}, i] = {value}")
+    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
+    extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
+    load, store = bld.load_lines(), bld.store_lines()
+    kernels = list(dict.fromkeys(c.kernel for c in k.calls))
     kargs = "".join(f"k_{kn}, k_{kn}_p, " for kn in kernels)
     cargs = "".join(f"c_{s.name}, " for s in k.constants)
     pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
-    loads = [f"{ind}{local(q)} = F[{r}, b]" for q, r in fr.items()
-             if isinstance(q, sp.Symbol) and q in (*k.params, *k.lane_inputs,
-                                                   *(c.name for c in k.lane_constants), *(c.name for c in k.calls))]
+    loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
     zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
-    scalar_text = "\n".join(" " * 20 + s for s in scalar) if scalar else " " * 20 + "pass"
+    scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
+    nfl, nin = len(fr), len(bld.nr)
+    body = bld.body
     return f'''
 @numba.njit(nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {cargs}out_i, out_f):
