@@ -116,6 +116,28 @@ def test_every_observer_and_the_stop_rule_match_a_plain_loop_bit_for_bit():
     assert {0, 2, 3} <= outcomes  # converged, diverged and budget lanes are all exercised
 
 
+def test_the_docstring_example_is_a_sub_kernel_of_the_l_of_xy_engine():
+    from claims.ahn2023._losses import SQRT
+    from verify import dynamics
+    from verify.dynamics.lanes import compiled_dl
+
+    xtol = sp.Symbol("xtol", real=True)
+    bounces, max_steps = sp.symbols("bounces max_steps", integer=True)
+    k = StepKernel(params=(x, y), next_params=(xn, yn), lane_inputs=(eta,), constants=(max_steps, xtol),
+                   calls=(Call(g, "dl", x * y),),
+                   body=(CountWhere(bounces, y**2 > 2 / eta), *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn))),
+                   stop=StopRule(before=((T >= max_steps, 3),), after=((sp.Abs(xn) <= xtol, 0),)),
+                   int_outputs=("outcome", "steps", "bounces"), float_outputs=("x", "y"))
+    eta0 = np.geomspace(0.01, 1.0, 70)
+    x0, y0 = dynamics.normalised_start(eta0, 3.0)
+    out_i, out_f = np.zeros((3, 70), np.int64), np.zeros((2, 70))
+    compiled_engine(k)(*compiled_dl(SQRT), np.arange(70), np.stack([x0, y0, eta0]), 10**5, 1e-9, out_i, out_f)
+    r = dynamics.run(SQRT, x0, y0, eta0, max_steps=10**5, xtol=1e-9, rtol=0.0)
+    assert 0 in set(r.outcome)
+    assert np.array_equal(out_i, [r.outcome, r.steps, r.bounce])
+    assert np.array_equal(out_f, [r.x, r.y])
+
+
 def test_a_rounding_ambiguous_declaration_is_refused():
     three = _kernel(body=(Let(s, x * y * eta), *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn)),
                           Let(gn, sp.Abs(eg)), Let(done, sp.false)))

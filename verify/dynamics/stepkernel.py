@@ -18,6 +18,20 @@ intermediates (among them θ'), the per-lane inputs (η, …), run-wide constant
 and the observers declared before (their value after this step's update). Each is printed by our code
 printer (never eval'd text) into one generated function; every condition is ANDed with "the lane steps".
 
+Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at |x| ≤ xtol or a budget::
+
+    x, y, xn, yn, eta, g, eg, xtol = sp.symbols("x y xn yn eta g eg xtol", real=True)
+    bounces, max_steps = sp.symbols("bounces max_steps", integer=True)
+    k = StepKernel(params=(x, y), next_params=(xn, yn), lane_inputs=(eta,), constants=(max_steps, xtol),
+                   calls=(Call(g, "dl", x * y),),  # g = ℓ'(xy), the loss's compiled kernel
+                   body=(CountWhere(bounces, y**2 > 2 / eta),
+                         *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn))),  # x − ηℓ'(xy)y, ...
+                   stop=StopRule(before=((T >= max_steps, 3),), after=((sp.Abs(xn) <= xtol, 0),)),
+                   int_outputs=("outcome", "steps", "bounces"), float_outputs=("x", "y"))
+    compiled_engine(k)(dl, dl_params, lanes, I, max_steps, xtol, out_i, out_f)  # I rows: x₀, y₀, η
+
+The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`.
+
 Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to ``_WIDTH`` lane slots per
 block in structure-of-arrays rows (F floats, N integers), a first loop over the slots for the
 compiled calls, then one branch-free loop (every update a select) that LLVM vectorises across lanes,
