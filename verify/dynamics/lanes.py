@@ -119,7 +119,8 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
 
 
 def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs_lo, qs_hi, qs_shift, track, out_i, out_f):
-    """Vectorised fallback with the semantics of :func:`_engine` (all active lanes step together)."""
+    """Vectorised numpy fallback with the semantics of the declared kernel :data:`.lxy.LXY` (all active lanes
+    step together)."""
     n = len(eta)
     x, y = x0.copy(), y0.copy()
     thr = 2.0 / eta
