@@ -10,8 +10,12 @@ Modules (one path each; every public name is re-exported here):
   :class:`Lanes` (float64) and :class:`HPLane` (high precision);
 * :mod:`.lanes` — :func:`run`, the float64 engine (numba, numpy fallback; ``parallel`` threads),
   :func:`trajectory`, :func:`normalised_start`;
-* :mod:`.lanekernel` — its compiled kernel: lanes in structure-of-arrays blocks, the loop over lanes
-  vectorised (SIMD), every lane bit-identical to a lone scalar loop;
+* :mod:`.stepkernel` — declared blocked step kernels: a GD map in named intermediates (compiled calls
+  such as ℓ', the chain rule of a composite objective), per-step observers and a stop rule, generated
+  as numba source; lanes in structure-of-arrays blocks, the loop over lanes vectorised (SIMD), every
+  lane bit-identical to a lone scalar loop;
+* :mod:`.lxy` — GD on ℓ(xy) declared with it: the map (eq. (2)), t̄, bounces, t₀ (def. 7), the D
+  product, the quasi-static ratio, the eq. (15) contraction, the remaining-drop stop rule;
 * :mod:`.ddarith` — double-double arithmetic (two_sum, dd_add, …, dd_exp, dd_log, dd_tanh, dd_split);
 * :mod:`.ddpath` — :func:`run_dd`, the map in compiled double-double (~31.9 digits);
 * :mod:`.highprec` — :func:`run_hp` (arb, or mpmath) at ≥ 30 digits, :func:`naive_mpmath_gd`,

@@ -2,7 +2,7 @@
 
 For full-batch GD on an objective without data rows and without sharpness records along the path,
 :func:`verify.dynamics.generic.run` advances lanes in blocks of ``_WIDTH`` slots held as structure of
-arrays, like the ℓ(xy) engine (:mod:`.lanekernel`): the gradient (CSE'd sympy expressions printed as
+arrays, like the ℓ(xy) engine (:mod:`.stepkernel`, :mod:`.lxy`): the gradient (CSE'd sympy expressions printed as
 straight-line Python on ``math``, nothing hand-written), the gradient checks and the step are one
 branch-free loop over the slots, which LLVM vectorises when the gradient has no libm call. The steps
 that need more — the value check every ``check_every`` steps (stall detection), the gradient at a

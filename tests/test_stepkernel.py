@@ -1,0 +1,152 @@
+"""Declared step kernels (verify.dynamics.stepkernel): every observer kind and the stop rule give, lane by lane,
+exactly what a plain Python loop with the same declared arithmetic gives; rounding-ambiguous declarations
+are refused."""
+import math
+
+import numba
+import numpy as np
+import pytest
+import sympy as sp
+
+from verify.dynamics.stepkernel import (T, Call, CountWhere, FirstWhere, LastWhere, Let, LogProduct, MaxWhere,
+                                        MinWhere, RareReduction, StepKernel, StopRule, compiled_engine,
+                                        composite_gd_step, kernel_source)
+
+x, y, xn, yn, eta, g, eg, s, gn = sp.symbols("x y xn yn eta g eg s gn", real=True)
+steps_max = sp.Symbol("steps_max", integer=True)
+tol = sp.Symbol("tol", real=True)
+first, count, rcount = sp.symbols("first count rcount", integer=True)
+smax, smin, slast, lp, rmin, rmax, at_first, D, fin, done = sp.symbols(
+    "smax smin slast lp rmin rmax at_first D fin done", real=True)
+
+
+@numba.njit
+def _dl_square(u, p):  # ℓ(u) = (u − p₀)²/2
+    return u - p[0]
+
+
+def _kernel(**change):
+    spec = dict(
+        params=(x, y), next_params=(xn, yn), lane_inputs=(eta,), constants=(steps_max, tol),
+        calls=(Call(g, "dl", x * y),),
+        body=(Let(s, x * y),
+              FirstWhere(first, s > 0.5, values=((at_first, y - x),)),
+              CountWhere(count, s < 0.9),
+              MaxWhere(smax, sp.Abs(s)), MinWhere(smin, s, first >= 0), LastWhere(slast, x, s < 0.99),
+              *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn)),
+              LogProduct(lp, 1 - eg**2),
+              RareReduction(sp.log(sp.Abs(s)), count >= 3, count=rcount, min=rmin, max=rmax),
+              Let(gn, sp.Abs(eg)),
+              Let(fin, (sp.Abs(xn) < 1e150) & (sp.Abs(yn) < 1e150)), Let(done, sp.Not(fin))),
+        stop=StopRule(before=((T >= steps_max, 3),), after=((done, 2), (gn <= tol, 0)),
+                      overrides=((3, "slast", -1.0),)),
+        finals=(Let(D, y**2 - x**2),),
+        int_outputs=("outcome", "steps", "first", "count", "rcount"),
+        float_outputs=("x", "y", "D", "at_first", "smax", "smin", "slast", "lp", "rmin", "rmax"),
+        label="test_kernel")
+    spec.update(change)
+    return StepKernel(**spec)
+
+
+def _log(v):  # math.log with numba's (IEEE) values outside the domain
+    return math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+
+
+def _python(x, y, e, steps_max, tol, target):
+    """The declared kernel as a lone Python loop (same operations, same order)."""
+    first, count, rcount = -1, 0, 0
+    at_first, smax, smin, slast = math.nan, 0.0, math.inf, math.nan
+    lp, lpc, prod, rmin, rmax = 0.0, 0.0, 1.0, math.inf, -math.inf
+    t, status = 0, -1
+    while status < 0:
+        if t >= steps_max:
+            status = 3
+            break
+        s = x * y
+        if first < 0 and s > 0.5:
+            first, at_first = t, y - x
+        count += s < 0.9
+        smax = max(smax, abs(s))
+        if first >= 0 and s < smin:
+            smin = s
+        if s < 0.99:
+            slast = x
+        eg = e * (s - target)
+        xn, yn = x - eg * y, y - eg * x
+        prod = prod * (1 - eg * eg)
+        if prod < 1e-100 or (t & 1023) == 1023:
+            term = _log(prod) - lpc
+            tmp = lp + term
+            lpc, lp, prod = (tmp - lp) - term, tmp, 1.0
+        if count >= 3:
+            q = _log(abs(s))
+            rcount += 1
+            rmin, rmax = min(rmin, q), max(rmax, q)
+        x, y, t = xn, yn, t + 1
+        if not (abs(xn) < 1e150 and abs(yn) < 1e150):
+            status = 2
+        elif abs(eg) <= tol:
+            status = 0
+    if prod != 1.0:
+        lp = lp + (_log(prod) - lpc)
+    if status == 3:
+        slast = -1.0
+    if rcount == 0:
+        rmin = rmax = math.nan
+    ints = [status, t, first, count, rcount]
+    floats = [x, y, y * y - x * x, at_first, smax, smin, slast, lp, rmin, rmax]
+    return ints, floats
+
+
+def test_every_observer_and_the_stop_rule_match_a_plain_loop_bit_for_bit():
+    rng = np.random.default_rng(3)
+    n = 150  # more lanes than a block: slots are refilled
+    x0, y0 = rng.uniform(-0.5, 1.5, n), rng.uniform(0.2, 2.0, n)
+    e = rng.uniform(0.05, 1.2, n)
+    engine = compiled_engine(_kernel())
+    out_i, out_f = np.zeros((5, n), np.int64), np.zeros((10, n))
+    engine(_dl_square, np.array([1.0]), np.arange(n)[::-1].copy(), np.stack([x0, y0, e]), 3000, 1e-12,
+           out_i, out_f)
+    outcomes = set()
+    for i in range(n):
+        ints, floats = _python(float(x0[i]), float(y0[i]), float(e[i]), 3000, 1e-12, 1.0)
+        outcomes.add(ints[0])
+        assert out_i[:, i].tolist() == ints, i
+        assert np.array_equal(out_f[:, i].view(np.int64), np.array(floats).view(np.int64)), i
+    assert {0, 2, 3} <= outcomes  # converged, diverged and budget lanes are all exercised
+
+
+def test_the_docstring_example_is_a_sub_kernel_of_the_l_of_xy_engine():
+    from claims.ahn2023._losses import SQRT
+    from verify import dynamics
+    from verify.dynamics.lanes import compiled_dl
+
+    xtol = sp.Symbol("xtol", real=True)
+    bounces, max_steps = sp.symbols("bounces max_steps", integer=True)
+    k = StepKernel(params=(x, y), next_params=(xn, yn), lane_inputs=(eta,), constants=(max_steps, xtol),
+                   calls=(Call(g, "dl", x * y),),
+                   body=(CountWhere(bounces, y**2 > 2 / eta), *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn))),
+                   stop=StopRule(before=((T >= max_steps, 3),), after=((sp.Abs(xn) <= xtol, 0),)),
+                   int_outputs=("outcome", "steps", "bounces"), float_outputs=("x", "y"))
+    eta0 = np.geomspace(0.01, 1.0, 70)
+    x0, y0 = dynamics.normalised_start(eta0, 3.0)
+    out_i, out_f = np.zeros((3, 70), np.int64), np.zeros((2, 70))
+    compiled_engine(k)(*compiled_dl(SQRT), np.arange(70), np.stack([x0, y0, eta0]), 10**5, 1e-9, out_i, out_f)
+    r = dynamics.run(SQRT, x0, y0, eta0, max_steps=10**5, xtol=1e-9, rtol=0.0)
+    assert 0 in set(r.outcome)
+    assert np.array_equal(out_i, [r.outcome, r.steps, r.bounce])
+    assert np.array_equal(out_f, [r.x, r.y])
+
+
+def test_a_rounding_ambiguous_declaration_is_refused():
+    three = _kernel(body=(Let(s, x * y * eta), *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn)),
+                          Let(gn, sp.Abs(eg)), Let(done, sp.false)))
+    with pytest.raises(ValueError, match="3 operands"):
+        kernel_source(three)
+
+
+def test_undeclared_and_twice_declared_names_are_refused():
+    with pytest.raises(ValueError, match="not a declared name"):
+        kernel_source(_kernel(body=(Let(s, x * D),)))
+    with pytest.raises(ValueError, match="declared twice"):
+        kernel_source(_kernel(body=(Let(s, x * y), Let(s, x))))

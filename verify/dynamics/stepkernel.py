@@ -1,0 +1,541 @@
+"""Declared blocked step kernels: a GD map, its per-step observers and its stop rule, generated as numba source.
+
+A :class:`StepKernel` declares, as sympy expressions, everything one step of a lane does:
+
+* the map θ ↦ θ' in named *intermediates* (:class:`Let`), with compiled scalar kernels passed at run
+  time as named calls (:class:`Call`, e.g. ℓ' of a loss, generated from its own sympy form), so a
+  composite objective f = ℓ(u(θ)) steps by the chain rule (:func:`composite_gd_step`);
+* per-step *observers* — :class:`FirstWhere` (first step index where a condition holds, and values
+  at that step), :class:`CountWhere`, :class:`MaxWhere`, :class:`MinWhere`, :class:`LastWhere`,
+  :class:`LogProduct` (log of a running product, flushed with compensated summation) and
+  :class:`RareReduction` (count/min/max of a value too costly for the vector loop — a ``log``, a
+  ``pow`` — computed in a scalar pass over the flagged lanes only);
+* the :class:`StopRule`: outcomes decided before the step (budget, a fixed point) and after it
+  (divergence, convergence), in priority order, plus per-outcome overrides of outputs.
+
+Conditions and values are expressions in the named step quantities: the parameters θ (current), the
+intermediates (among them θ'), the per-lane inputs (η, …), run-wide constants, the step index :data:`T`
+and the observers declared before (their value after this step's update). Each is printed by our code
+printer (never eval'd text) into one generated function; every condition is ANDed with "the lane steps".
+
+Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at |x| ≤ xtol or a budget::
+
+    x, y, xn, yn, eta, g, eg, xtol = sp.symbols("x y xn yn eta g eg xtol", real=True)
+    bounces, max_steps = sp.symbols("bounces max_steps", integer=True)
+    k = StepKernel(params=(x, y), next_params=(xn, yn), lane_inputs=(eta,), constants=(max_steps, xtol),
+                   calls=(Call(g, "dl", x * y),),  # g = ℓ'(xy), the loss's compiled kernel
+                   body=(CountWhere(bounces, y**2 > 2 / eta),
+                         *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn))),  # x − ηℓ'(xy)y, ...
+                   stop=StopRule(before=((T >= max_steps, 3),), after=((sp.Abs(xn) <= xtol, 0),)),
+                   int_outputs=("outcome", "steps", "bounces"), float_outputs=("x", "y"))
+    compiled_engine(k)(dl, dl_params, lanes, I, max_steps, xtol, out_i, out_f)  # I rows: x₀, y₀, η
+
+The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`.
+
+Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to ``_WIDTH`` lane slots per
+block in structure-of-arrays rows (F floats, N integers), a first loop over the slots for the
+compiled calls, then one branch-free loop (every update a select) that LLVM vectorises across lanes,
+then the scalar pass if some slot flagged one; every ``_CHUNK`` steps finished slots are written out
+and refilled.
+
+Rounding is fixed by the declaration: IEEE operations are exact up to one rounding each and commute,
+but sums and products of three or more terms depend on their order, which sympy does not keep; so
+every ``Add``/``Mul`` in a declaration may have at most two operands (besides a sign), and a longer
+product is written as a chain of named intermediates (checked by :func:`kernel_source`). Together with
+no fast-math and no FMA contraction this makes each lane's arithmetic that of a lone scalar loop: its
+result never depends on the block width, the other lanes in its block or the number of threads.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numba
+import numpy as np
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+_WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
+_CHUNK = 32  # steps between refills of finished slots
+_FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
+_FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
+
+T = sp.Symbol("t", integer=True)  # the step index of the lane (the step from θ_t to θ_{t+1})
+
+
+# ----------------------------------------------------------------------------- declarations
+@dataclass(frozen=True)
+class Let:
+    """A named intermediate: ``name = expr`` (a float, integer or boolean expression)."""
+    name: sp.Symbol
+    expr: Any
+
+
+@dataclass(frozen=True)
+class Call:
+    """``name = kernel(arg, kernel_params)``: a compiled scalar kernel passed at run time (e.g. ℓ'),
+    ``arg`` an expression in the parameters; computed in its own vector loop before the step."""
+    name: sp.Symbol
+    kernel: str
+    arg: Any
+
+
+@dataclass(frozen=True)
+class FirstWhere:
+    """Index of the first step where ``where`` holds (−1 if none); ``values``: (name, expr) recorded
+    at that step (NaN if none)."""
+    name: sp.Symbol
+    where: Any
+    values: tuple = ()
+
+
+@dataclass(frozen=True)
+class CountWhere:
+    """Number of steps where ``where`` holds."""
+    name: sp.Symbol
+    where: Any
+
+
+@dataclass(frozen=True)
+class MaxWhere:
+    """Maximum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
+    name: sp.Symbol
+    value: Any
+    where: Any = True
+    init: float = 0.0
+
+
+@dataclass(frozen=True)
+class MinWhere:
+    """Minimum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
+    name: sp.Symbol
+    value: Any
+    where: Any = True
+    init: float = math.inf
+
+
+@dataclass(frozen=True)
+class LastWhere:
+    """``value`` at the last step where ``where`` holds (``init`` if none)."""
+    name: sp.Symbol
+    value: Any
+    where: Any = True
+    init: float = math.nan
+
+
+@dataclass(frozen=True)
+class LogProduct:
+    """Σ_t log(factor_t) over the lane's steps: the factors are multiplied in float64 and the product is
+    flushed into a Kahan-compensated log sum when it falls below 1e-100 and every 1024 steps (a ``log``
+    per flush, in the scalar pass) and once more at the end."""
+    name: sp.Symbol
+    factor: Any
+
+
+@dataclass(frozen=True)
+class RareReduction:
+    """Count / min / max of ``value`` over the steps where ``where`` holds, the value computed in the
+    scalar pass (for a ``log`` or ``pow`` the vector loop should not pay on every step). Min and max
+    are NaN when no step counted, if ``count`` is declared (else ±inf as initialised)."""
+    value: Any
+    where: Any
+    count: sp.Symbol | None = None
+    min: sp.Symbol | None = None
+    max: sp.Symbol | None = None
+    max_init: float = -math.inf
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """``before``: (condition on θ_t and t, outcome) — the lane stops without stepping; ``after``:
+    (condition on the step just taken, outcome) — the lane stops at θ_{t+1}; the first that holds wins.
+    ``overrides``: (outcome, output name, value) — an output's value when the lane stopped so."""
+    before: tuple
+    after: tuple
+    overrides: tuple = ()
+
+
+@dataclass(frozen=True)
+class StepKernel:
+    """One declared blocked GD kernel (see the module docstring)."""
+    params: tuple
+    next_params: tuple  # the intermediates holding θ_{t+1}, in the order of params
+    lane_inputs: tuple  # per-lane floats beside θ₀ (η, ...)
+    constants: tuple  # run-wide scalars: arguments of the generated engine, in this order
+    calls: tuple
+    body: tuple  # Let and observers, in evaluation order
+    stop: StopRule
+    lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
+    finals: tuple = ()  # Let in the final θ: extra outputs
+    int_outputs: tuple = ("outcome", "steps")
+    float_outputs: tuple = ()
+    label: str = "step_kernel"
+
+
+def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: sp.Symbol,
+                      step: sp.Symbol, nexts: Sequence[sp.Symbol]) -> tuple[Let, ...]:
+    """GD on f = ℓ(u(θ)) by the chain rule: ``step = η ℓ'(u)`` (``dl`` the call giving ℓ'(u)), then
+    θ_j' = θ_j − step · ∂u/∂θ_j (for ℓ(xy): x − ηℓ'(xy) y, y − ηℓ'(xy) x, Ahn et al. 2023 eq. (2))."""
+    lets = [Let(step, eta * dl)]
+    lets += [Let(n, p - step * sp.diff(u, p)) for p, n in zip(params, nexts)]
+    return tuple(lets)
+
+
+# ----------------------------------------------------------------------------- printing
+class _StepPrinter(PythonCodePrinter):
+    """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
+    branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
+
+    def __init__(self, names: dict):
+        super().__init__({"fully_qualified_modules": True})
+        self.names = names
+
+    def _print_Symbol(self, expr):
+        if expr not in self.names:
+            raise ValueError(f"step kernel: {expr} is not a declared name here")
+        return self.names[expr]
+
+    def _print_Pow(self, expr, rational=False):
+        if expr.exp == 2:
+            return f"({self._print(expr.base)}*{self._print(expr.base)})"
+        return super()._print_Pow(expr, rational)
+
+    def _print_Float(self, expr):
+        return _lit(expr)
+
+    def _print_And(self, expr):
+        return "(" + " & ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Or(self, expr):
+        return "(" + " | ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Not(self, expr):
+        return f"(not {self._print(expr.args[0])})"
+
+    def _print_BooleanTrue(self, expr):
+        return "True"
+
+    def _print_BooleanFalse(self, expr):
+        return "False"
+
+
+def _lit(v) -> str:
+    """A float literal of the generated source (exact: repr round-trips)."""
+    v = float(v)
+    return "np.nan" if math.isnan(v) else ("np.inf" if v == math.inf else "-np.inf" if v == -math.inf else repr(v))
+
+
+def _check_rounding(expr: Any, where: str) -> None:
+    """At most two operands (besides a sign) per sum or product: their order is then immaterial."""
+    for node in sp.preorder_traversal(sp.sympify(expr)):
+        if isinstance(node, (sp.Add, sp.Mul)):
+            ops = [a for a in node.args if a != -1]
+            if len(ops) > 2:
+                raise ValueError(f"{where}: {node} has {len(ops)} operands; name the partial results "
+                                 "(the rounding of a longer sum or product depends on its order)")
+
+
+# ----------------------------------------------------------------------------- generation
+_IND = " " * 16  # the slot loop's body
+
+
+class _Builder:
+    """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
+    scalar pass, and what the load and the store of a slot do."""
+
+    def __init__(self, k: StepKernel):
+        self.k = k
+        self.fr: dict = {}  # F rows (floats)
+        self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
+        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls))
+        for q in self.lane_rows:
+            self.frow(q)
+        self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
+        self.names.update({s: f"c_{s.name}" for s in k.constants})
+        self.names.update({s: self.local(s) for s in self.lane_rows})
+        self.body: list[str] = []
+        self.flags: list[int] = []  # N rows of the scalar-pass flags
+        self.scalar: list[str] = []  # the scalar pass, per flagged slot
+        self.stores_f: dict = {q.name: f"F[{self.fr[q]}, b]" for q in k.params}  # output -> value at the store
+        self.stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
+        self.loads_f: list[tuple] = []  # (row, initial value)
+        self.loads_i: list[tuple] = []
+
+    @staticmethod
+    def local(s) -> str:
+        return f"v_{s.name}"
+
+    def frow(self, key) -> int:
+        self.fr[key] = len(self.fr)
+        return self.fr[key]
+
+    def nrow(self, key) -> int:
+        self.nr[key] = len(self.nr)
+        return self.nr[key]
+
+    def expr(self, e, what: str) -> str:
+        """``e`` in the names in scope, parenthesised (it is an operand of the generated code)."""
+        _check_rounding(e, what)
+        return f"({_StepPrinter(self.names).doprint(sp.sympify(e))})"
+
+    def bind(self, s) -> None:
+        if s in self.names:
+            raise ValueError(f"step kernel: {s} declared twice")
+        self.names[s] = self.local(s)
+
+    def emit(self, j: int, item) -> None:
+        tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
+        kinds = {Let: self.let, FirstWhere: self.first_where, CountWhere: self.count_where,
+                 MaxWhere: self.extremum_or_last, MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last,
+                 LogProduct: self.log_product, RareReduction: self.rare_reduction}
+        if type(item) not in kinds:
+            raise TypeError(f"step kernel: unknown body item {item!r}")
+        kinds[type(item)](j, item, tag)
+
+    def let(self, j, item, tag):
+        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag)}")
+        self.bind(item.name)
+
+    def first_where(self, j, item, tag):
+        r = self.nrow(item.name)
+        self.loads_i.append((r, -1))
+        self.body += [f"{_IND}new{j} = go & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
+                      f"{_IND}{self.local(item.name)} = t if new{j} else N[{r}, b]",
+                      f"{_IND}N[{r}, b] = {self.local(item.name)}"]
+        self.bind(item.name)
+        self.stores_i[item.name.name] = f"N[{r}, b]"
+        for name, value in item.values:
+            rv = self.frow(name)
+            self.loads_f.append((rv, "np.nan"))
+            self.body.append(f"{_IND}F[{rv}, b] = {self.expr(value, tag)} if new{j} else F[{rv}, b]")
+            self.stores_f[name.name] = f"F[{rv}, b]"
+
+    def count_where(self, j, item, tag):
+        r = self.nrow(item.name)
+        self.loads_i.append((r, 0))
+        self.body += [f"{_IND}{self.local(item.name)} = N[{r}, b] + (1 if (go & {self.expr(item.where, tag)}) else 0)",
+                      f"{_IND}N[{r}, b] = {self.local(item.name)}"]
+        self.bind(item.name)
+        self.stores_i[item.name.name] = f"N[{r}, b]"
+
+    def extremum_or_last(self, j, item, tag):
+        r = self.frow(item.name)
+        self.loads_f.append((r, _lit(item.init)))
+        self.body.append(f"{_IND}val{j} = {self.expr(item.value, tag)}")
+        cond = "go" if item.where is True else f"go & {self.expr(item.where, tag)}"
+        if not isinstance(item, LastWhere):
+            cond += f" & (val{j} {'>' if isinstance(item, MaxWhere) else '<'} F[{r}, b])"
+        self.body += [f"{_IND}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]",
+                      f"{_IND}{self.local(item.name)} = F[{r}, b]"]
+        self.bind(item.name)
+        self.stores_f[item.name.name] = f"F[{r}, b]"
+
+    def log_product(self, j, item, tag):
+        rl, rc, rp = self.frow(("lp", item.name)), self.frow(("lpc", item.name)), self.frow(("prod", item.name))
+        rf = self.nrow(("flush", item.name))
+        self.flags.append(rf)
+        self.loads_f += [(rl, "0.0"), (rc, "0.0"), (rp, "1.0")]
+        self.body += [f"{_IND}prod{j} = F[{rp}, b] * {self.expr(item.factor, tag)}",
+                      f"{_IND}F[{rp}, b] = prod{j} if go else F[{rp}, b]",
+                      f"{_IND}N[{rf}, b] = 1 if (go & ((prod{j} < {_FLUSH_BELOW!r}) | "
+                      f"((t & {_FLUSH_EVERY - 1}) == {_FLUSH_EVERY - 1}))) else 0"]
+        self.scalar += [f"if N[{rf}, b]:",  # Kahan-compensated: the sum of logs keeps its last bits
+                        f"    lp = F[{rl}, b]",
+                        f"    term = math.log(F[{rp}, b]) - F[{rc}, b]",
+                        "    tmp = lp + term",
+                        f"    F[{rc}, b] = (tmp - lp) - term",
+                        f"    F[{rl}, b] = tmp",
+                        f"    F[{rp}, b] = 1.0"]
+        self.stores_f[item.name.name] = (f"(F[{rl}, b] + (math.log(F[{rp}, b]) - F[{rc}, b]) "
+                                         f"if F[{rp}, b] != 1.0 else F[{rl}, b])")
+
+    def rare_reduction(self, j, item, tag):
+        k = self.k
+        rf = self.nrow(("rare", j))
+        self.flags.append(rf)
+        self.body.append(f"{_IND}N[{rf}, b] = 1 if (go & {self.expr(item.where, tag)}) else 0")
+        # the value's step quantities are stashed for the scalar pass; constants and lane rows are there
+        snames = dict(self.names)
+        lane_constants = {c.name for c in k.lane_constants}
+        for s in sorted(sp.sympify(item.value).free_symbols, key=lambda s: s.name):
+            if s in k.lane_inputs or s in lane_constants:  # rows that do not change along the lane
+                snames[s] = f"F[{self.fr[s]}, b]"
+            elif s not in k.constants:
+                rs = self.frow(("stash", j, s))
+                self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
+                snames[s] = f"F[{rs}, b]"
+        _check_rounding(item.value, tag)
+        self.scalar += [f"if N[{rf}, b]:", f"    q = {_StepPrinter(snames).doprint(sp.sympify(item.value))}"]
+        if item.count is not None:
+            rc = self.nrow(item.count)
+            self.loads_i.append((rc, 0))
+            self.scalar.append(f"    N[{rc}, b] += 1")
+            self.stores_i[item.count.name] = f"N[{rc}, b]"
+        for which, op, init in (("min", "<", "np.inf"), ("max", ">", _lit(item.max_init))):
+            name = getattr(item, which)
+            if name is None:
+                continue
+            r = self.frow(name)
+            self.loads_f.append((r, init))
+            self.scalar += [f"    if q {op} F[{r}, b]:", f"        F[{r}, b] = q"]
+            self.stores_f[name.name] = (f"(F[{r}, b] if N[{self.nr[item.count]}, b] > 0 else np.nan)"
+                                        if item.count is not None else f"F[{r}, b]")
+
+    def load_lines(self) -> list[str]:
+        """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
+        k, fr = self.k, self.fr
+        load = [f"    F[{fr[q]}, b] = I[{j}, i]" for j, q in enumerate((*k.params, *k.lane_inputs))]
+        names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
+        names.update({s: f"c_{s.name}" for s in k.constants})
+        for c in k.lane_constants:
+            _check_rounding(c.expr, f"lane constant {c.name}")
+            load.append(f"    F[{fr[c.name]}, b] = {_StepPrinter(names).doprint(sp.sympify(c.expr))}")
+        load += [f"    F[{r}, b] = {v}" for r, v in self.loads_f]
+        load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
+        return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
+
+    def store_lines(self) -> list[str]:
+        """A finished slot's outputs, with the stop rule's per-outcome overrides."""
+        k = self.k
+        final = _StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
+        for c in k.finals:
+            _check_rounding(c.expr, f"final {c.name}")
+            self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
+        store = ["    i = N[0, b]", "    status = N[1, b]"]
+        store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
+        for j, name in enumerate(k.float_outputs):
+            value = self.stores_f[name]
+            for o, oname, v in k.stop.overrides:
+                if oname == name:
+                    value = f"({_lit(v)} if status == {int(o)} else {value})"
+            store.append(f"    out_f[{j}, i] = {value}")
+        return store
+
+
+def kernel_source(k: StepKernel) -> str:
+    """Python source of ``engine(<kernels>, lanes, I, <constants>, out_i, out_f)`` for ``k``: ``I[j, i]``
+    the initial θ_j then the lane inputs of lane i; outputs in rows of ``out_i`` / ``out_f`` (in the
+    order of ``k.int_outputs`` / ``k.float_outputs``), column i; a kernel ``name`` of the calls is passed
+    as ``k_name, k_name_p`` (the compiled function and its parameter array)."""
+    bld = _Builder(k)
+    fr, local = bld.fr, bld.local
+    pre = [f"{_IND}v_halt{j} = {bld.expr(c, 'stop.before')}" for j, (c, _) in enumerate(k.stop.before)]
+    go = " & ".join(["act"] + [f"(not v_halt{j})" for j in range(len(k.stop.before))])
+    for j, item in enumerate(k.body):
+        bld.emit(j, item)
+    for q in k.next_params:
+        if q not in bld.names:
+            raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
+    post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
+    chain = [f"{o} if v_halt{j}" for j, (_, o) in enumerate(k.stop.before)]
+    chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
+    status = " else ".join(chain + ["-1"])
+    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
+    extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
+    load, store = bld.load_lines(), bld.store_lines()
+    kernels = list(dict.fromkeys(c.kernel for c in k.calls))
+    kargs = "".join(f"k_{kn}, k_{kn}_p, " for kn in kernels)
+    cargs = "".join(f"c_{s.name}, " for s in k.constants)
+    pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
+    calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
+             for c in k.calls]
+    loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
+    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
+    scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
+    nl = "\n"
+    nfl, nin = len(fr), len(bld.nr)
+    body = bld.body
+    return f'''
+@numba.njit(nogil=True, error_model="numpy")
+def engine({kargs}lanes, I, {cargs}out_i, out_f):
+    n = lanes.shape[0]
+    w = min({_WIDTH}, n)
+    # per-slot state, structure of arrays: two arrays of fixed width, so that LLVM sees the rows
+    # cannot overlap and vectorises the slot loop without run-time alias checks
+    F = np.zeros(({nfl}, {_WIDTH}))
+    N = np.zeros(({nin}, {_WIDTH}), np.int64)
+    N[1, :] = -2  # -2 empty slot, -1 running, >= 0 the lane's outcome
+    nxt = 0
+    live = 0
+    for b in range(w):
+        _load(b, lanes[nxt], I, {pargs}F, N)
+        nxt += 1
+        live += 1
+    while live > 0:
+        for _ in range({_CHUNK}):
+            for b in range(w):  # the compiled calls of every slot (vectorised)
+{nl.join(calls) if calls else "                pass"}
+            extra = 0
+            for b in range(w):  # the step and its observers: selects, no calls (vectorised)
+                t = N[2, b]
+                act = N[1, b] == -1
+{nl.join(loads)}
+{nl.join(pre)}
+                go = {go}
+{nl.join(body)}
+{nl.join(post)}
+                status = {status}
+                N[1, b] = status if act else N[1, b]
+{nl.join(writes)}
+                N[2, b] = t + 1 if go else t
+                extra |= {extra}
+            if extra:
+                for b in range(w):  # the scalar pass over the flagged slots
+{scalar_text}
+        for b in range(w):  # write out finished lanes, refill their slots
+            if N[1, b] >= 0:
+                _store(b, out_i, out_f, F, N)
+                if nxt < n:
+                    _load(b, lanes[nxt], I, {pargs}F, N)
+                    nxt += 1
+                else:
+                    N[1, b] = -2
+{nl.join(zero)}
+                    live -= 1
+    return 0
+
+
+@numba.njit
+def _load(b, i, I, {pargs}F, N):
+{nl.join(load)}
+
+
+@numba.njit
+def _store(b, out_i, out_f, F, N):
+{nl.join(store)}
+'''
+
+
+def _free(lets) -> set:
+    out: set = set()
+    for c in lets:
+        out |= sp.sympify(c.expr).free_symbols
+    return out
+
+
+def _call_argument(expr, params, fr) -> str:
+    """A call's argument, printed in the parameters' rows of slot b."""
+    _check_rounding(expr, "call argument")
+    return _StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
+
+
+_COMPILED: dict[str, Callable] = {}
+
+
+def compile_source(source: str, label: str) -> Callable:
+    """The numba ``engine`` of a generated source (one compile per source per process). The single place
+    where generated step-kernel source is compiled (a disk cache can be routed through here)."""
+    if source not in _COMPILED:
+        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba}
+        exec(compile(source, f"<verify.dynamics.stepkernel {label}>", "exec"), namespace)  # generated from sympy
+        _COMPILED[source] = namespace["engine"]
+    return _COMPILED[source]
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_engine(k: StepKernel) -> Callable:
+    """The compiled engine of a declared kernel (see :func:`kernel_source` for its arguments); cached per
+    declaration, so a run pays neither the printing nor the compile twice."""
+    return compile_source(kernel_source(k), k.label)
