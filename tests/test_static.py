@@ -21,12 +21,19 @@ def _sources():
         yield from sorted((ROOT / folder).rglob("*.py"))
 
 
+def _waived(message) -> bool:
+    """A line marked ``# noqa: F821`` declares its free name on purpose (an engine template whose
+    kernel the generated module binds, verify.kernelcache.compiled_template)."""
+    lines = Path(message.filename).read_text(encoding="utf-8").splitlines()
+    return "noqa: F821" in lines[message.lineno - 1]
+
+
 class _Collect(Reporter):
     def __init__(self):
         self.found = []
 
     def flake(self, message):
-        if isinstance(message, _FATAL):
+        if isinstance(message, _FATAL) and not _waived(message):
             self.found.append(str(message))
 
     def syntaxError(self, filename, msg, lineno, offset, text):

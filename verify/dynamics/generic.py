@@ -186,7 +186,7 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
                 k += 1
             full = (not sgd) or t % check_every == 0
             if full:
-                _mean_into(gradient, w, Z, all_rows, n, g, gacc)
+                _mean_into(gradient, w, Z, all_rows, n, g, gacc)  # noqa: F821 (template)
                 gnorm = 0.0
                 for j in range(d):
                     gnorm = max(gnorm, abs(gacc[j]))
@@ -197,7 +197,7 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
                     status = 0
                     break
             if t % check_every == 0:
-                _mean_into(value, w, Z, all_rows, n, fv, facc)
+                _mean_into(value, w, Z, all_rows, n, fv, facc)  # noqa: F821 (template)
                 f = facc[0]
                 if not math.isfinite(f):
                     status = 2
@@ -217,7 +217,7 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
             if sgd:
                 for i in range(batch):
                     rows[i] = np.random.randint(0, n)
-                _mean_into(gradient, w, Z, rows, batch, g, gacc)
+                _mean_into(gradient, w, Z, rows, batch, g, gacc)  # noqa: F821 (template)
             moved, scale, big = 0.0, 0.0, 0.0
             for j in range(d):
                 wn = w[j] - e * gacc[j]
@@ -230,7 +230,7 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
                 status = 2
                 break
             if not sgd and moved <= 8.0 * 2.0**-52 * scale:
-                _mean_into(gradient, w, Z, all_rows, n, g, gacc)
+                _mean_into(gradient, w, Z, all_rows, n, g, gacc)  # noqa: F821 (template)
                 gnorm = 0.0
                 for j in range(d):
                     gnorm = max(gnorm, abs(gacc[j]))
@@ -241,7 +241,7 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
         out_i[lane, 0] = status
         out_i[lane, 1] = t
         out_i[lane, 2] = at_floor
-        _mean_into(value, w, Z, all_rows, n, fv, facc)
+        _mean_into(value, w, Z, all_rows, n, fv, facc)  # noqa: F821 (template)
         out_f[lane, 0] = facc[0]
         out_f[lane, 1] = gnorm
         out_f[lane, 2] = _sharpness(w, Z, all_rows, d, hbuf, hacc) if status != 2 else np.nan
@@ -258,7 +258,7 @@ def _finish(W, Z, out_i, out_f):
     hacc = np.empty(d * d)
     for lane in range(L):
         w = W[lane].copy()
-        _mean_into(value, w, Z, all_rows, Z.shape[0], fv, facc)
+        _mean_into(value, w, Z, all_rows, Z.shape[0], fv, facc)  # noqa: F821 (template)
         out_f[lane, 0] = facc[0]
         out_f[lane, 2] = _sharpness(w, Z, all_rows, d, hbuf, hacc) if out_i[lane, 0] != 2 else np.nan
 

@@ -415,10 +415,11 @@ class _Builder:
 
 
 def kernel_source(k: StepKernel) -> str:
-    """Python source of ``engine(<kernels>, lanes, I, <constants>, out_i, out_f)`` for ``k``: ``I[j, i]``
-    the initial θ_j then the lane inputs of lane i; outputs in rows of ``out_i`` / ``out_f`` (in the
-    order of ``k.int_outputs`` / ``k.float_outputs``), column i; a kernel ``name`` of the calls is passed
-    as ``k_name, k_name_p`` (the compiled function and its parameter array)."""
+    """Python source of ``engine(<kernel parameters>, lanes, I, <constants>, out_i, out_f)`` for ``k``:
+    ``I[j, i]`` the initial θ_j then the lane inputs of lane i; outputs in rows of ``out_i`` / ``out_f``
+    (in the order of ``k.int_outputs`` / ``k.float_outputs``), column i. A kernel ``name`` of the calls
+    is the module-level function ``k_name`` (bound by the generated module, :func:`compile_source`), its
+    parameter array the argument ``k_name_p``."""
     bld = _Builder(k)
     fr, local = bld.fr, bld.local
     pre = [f"{_IND}v_halt{j} = {bld.expr(c, 'stop.before')}" for j, (c, _) in enumerate(k.stop.before)]
@@ -436,7 +437,7 @@ def kernel_source(k: StepKernel) -> str:
     extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
     load, store = bld.load_lines(), bld.store_lines()
     kernels = list(dict.fromkeys(c.kernel for c in k.calls))
-    kargs = "".join(f"k_{kn}, k_{kn}_p, " for kn in kernels)
+    kargs = "".join(f"k_{kn}_p, " for kn in kernels)
     cargs = "".join(f"c_{s.name}, " for s in k.constants)
     pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
@@ -448,7 +449,7 @@ def kernel_source(k: StepKernel) -> str:
     nfl, nin = len(fr), len(bld.nr)
     body = bld.body
     return f'''
-@numba.njit(nogil=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {cargs}out_i, out_f):
     n = lanes.shape[0]
     w = min({_WIDTH}, n)
@@ -497,12 +498,12 @@ def engine({kargs}lanes, I, {cargs}out_i, out_f):
     return 0
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _load(b, i, I, {pargs}F, N):
 {nl.join(load)}
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _store(b, out_i, out_f, F, N):
 {nl.join(store)}
 '''
@@ -521,21 +522,46 @@ def _call_argument(expr, params, fr) -> str:
     return _StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
 
 
-_COMPILED: dict[str, Callable] = {}
+_COMPILED: dict = {}
 
 
-def compile_source(source: str, label: str) -> Callable:
-    """The numba ``engine`` of a generated source (one compile per source per process). The single place
-    where generated step-kernel source is compiled (a disk cache can be routed through here)."""
-    if source not in _COMPILED:
-        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba}
-        exec(compile(source, f"<verify.dynamics.stepkernel {label}>", "exec"), namespace)  # generated from sympy
-        _COMPILED[source] = namespace["engine"]
-    return _COMPILED[source]
+def compile_source(source: str, label: str, kernels: dict | None = None) -> Callable:
+    """The numba ``engine`` of a generated source with the compiled calls ``kernels`` (``{name:
+    function}``) bound as the module-level ``k_name``: one compile per (source, kernels) per process, and
+    through :func:`verify.kernelcache.compiled_module` (numba's on-disk cache) whenever the kernels are
+    importable by name — the generated loss kernels are —, so later processes load it instead of
+    compiling. The single place where generated step-kernel source is compiled."""
+    from ..kernelcache import compiled_module
+
+    bound = {f"k_{name}": fn for name, fn in (kernels or {}).items()}
+    key = (source, tuple(bound.items()))
+    if key not in _COMPILED:
+        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, **bound}
+        try:
+            _COMPILED[key] = compiled_module(source, label, namespace).engine
+        except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
+            scope = dict(namespace)
+            text = source.replace("cache=True, ", "").replace("numba.njit(cache=True)", "numba.njit")
+            exec(compile(text, f"<verify.dynamics.stepkernel {label}>", "exec"), scope)  # generated from sympy
+            _COMPILED[key] = scope["engine"]
+    return _COMPILED[key]
 
 
 @functools.lru_cache(maxsize=None)
+def _source(k: StepKernel) -> str:
+    return kernel_source(k)
+
+
 def compiled_engine(k: StepKernel) -> Callable:
-    """The compiled engine of a declared kernel (see :func:`kernel_source` for its arguments); cached per
-    declaration, so a run pays neither the printing nor the compile twice."""
-    return compile_source(kernel_source(k), k.label)
+    """The compiled engine of a declared kernel, called as ``engine(<k_name, k_name_p for each kernel>,
+    lanes, I, <constants>, out_i, out_f)``: the kernels are bound into a generated module per kernel
+    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration."""
+    names = list(dict.fromkeys(c.kernel for c in k.calls))
+    source = _source(k)
+
+    def engine(*args):
+        kernels = dict(zip(names, args[0:2 * len(names):2]))
+        params = args[1:2 * len(names):2]
+        return compile_source(source, k.label, kernels)(*params, *args[2 * len(names):])
+
+    return engine
