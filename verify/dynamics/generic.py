@@ -121,7 +121,7 @@ class Objective:
         """The blocked SIMD GD kernel generated from the gradient (:mod:`.genericblocks`)."""
         from .genericblocks import blocked_engine
 
-        return blocked_engine(self.gradient, self.params)
+        return blocked_engine(self.gradient, self.params, self.module)
 
     @cached_property
     def mpmath_functions(self) -> tuple[Callable, Callable]:
@@ -327,7 +327,7 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
         blocked = not objective.data and not (0 < batch < len(Z)) and n_rec == 0
     if blocked:
         kernel = objective.blocked_kernel
-        kernel(m.value, m.gradient, np.arange(lanes), theta0, eta, Z, np.arange(len(Z)), int(max_steps),
+        kernel(np.arange(lanes), theta0, eta, Z, np.arange(len(Z)), int(max_steps),
                float(gtol), int(patience), int(check_every), W, out_i, out_f)
         m._finish(W, Z, out_i, out_f)
     else:

@@ -13,7 +13,7 @@ bit-identical to :func:`verify.dynamics.generic._engine` (tested).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numba
 import numpy as np
@@ -47,7 +47,8 @@ def blocked_source(gradient: Sequence[sp.Expr], params: Sequence[sp.Symbol]) -> 
     body += [f"{ind}gnorm = 0.0"] + [f"{ind}gnorm = max(gnorm, abs(g{j}))" for j in range(d)]
     body += [f"{ind}F[{G + j}, b] = g{j}" for j in range(d)]
     lines = f'''
-def gd_blocks(value, grad, lanes, W0, eta, Z, rows, max_steps, gtol, patience, check_every, W, out_i, out_f):
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def gd_blocks(lanes, W0, eta, Z, rows, max_steps, gtol, patience, check_every, W, out_i, out_f):
     n = lanes.shape[0]
     w = min({_WIDTH}, n)
     F = np.zeros(({nf}, {_WIDTH}))
@@ -102,7 +103,7 @@ def gd_blocks(value, grad, lanes, W0, eta, Z, rows, max_steps, gtol, patience, c
             if extra:
                 for b in range(w):
                     if N[1, b] == -3:
-                        _scalar_step(value, grad, F, N, b, Z, rows, max_steps, patience, check_every,
+                        _scalar_step(F, N, b, Z, rows, max_steps, patience, check_every,
                                      wv, g, gacc, fv, facc)
         for b in range(w):
             if N[1, b] >= 0:
@@ -144,7 +145,7 @@ def _store(F, N, b, W, out_i, out_f):
 
 
 @numba.njit
-def _scalar_step(value, grad, F, N, b, Z, rows, max_steps, patience, check_every, wv, g, gacc, fv, facc):
+def _scalar_step(F, N, b, Z, rows, max_steps, patience, check_every, wv, g, gacc, fv, facc):
     """Finish slot b's step with the code of the lane-by-lane engine: the value check (the gradient,
     its checks and gnorm are already done for this t), or the gradient at a below-floor step."""
     for j in range({d}):
@@ -205,19 +206,15 @@ def _scalar_step(value, grad, F, N, b, Z, rows, max_steps, patience, check_every
     return lines
 
 
-_CACHE: dict[str, Callable] = {}
-
-
-def blocked_engine(gradient: Sequence[sp.Expr], params: Sequence[sp.Symbol]) -> Callable:
-    """numba ``gd_blocks(value, grad, lanes, W0, eta, Z, rows, max_steps, gtol, patience,
-    check_every, W, out_i, out_f)`` for this gradient; writes the final θ into ``W`` and, per lane,
-    (status, steps, at_floor) into ``out_i`` and the last ‖∇f‖_∞ into ``out_f[:, 1]``."""
+def blocked_engine(gradient: Sequence[sp.Expr], params: Sequence[sp.Symbol], module) -> Callable:
+    """numba ``gd_blocks(lanes, W0, eta, Z, rows, max_steps, gtol, patience, check_every, W, out_i,
+    out_f)`` for this gradient, with the objective's compiled ``value``/``gradient`` (``module``, see
+    :attr:`verify.dynamics.generic.Objective.module`) bound as module globals and compiled through
+    :func:`verify.kernelcache.compiled_module` (numba's on-disk cache); writes the final θ into ``W``
+    and, per lane, (status, steps, at_floor) into ``out_i`` and the last ‖∇f‖_∞ into ``out_f[:, 1]``."""
+    from ..kernelcache import compiled_module
     from .generic import _mean_into
 
-    source = blocked_source(gradient, params)
-    if source not in _CACHE:
-        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "_HUGE": _HUGE,
-                                     "_mean_into": _mean_into}
-        exec(compile(source, "<verify.dynamics.genericblocks>", "exec"), namespace)  # generated from sympy
-        _CACHE[source] = numba.njit(nogil=True, error_model="numpy")(namespace["gd_blocks"])
-    return _CACHE[source]
+    namespace = {"math": math, "np": np, "numba": numba, "_HUGE": _HUGE, "_mean_into": _mean_into,
+                 "value": module.value, "grad": module.gradient}
+    return compiled_module(blocked_source(gradient, params), "gd_blocks", namespace).gd_blocks
