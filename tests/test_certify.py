@@ -181,7 +181,7 @@ _TANH = certify.from_sympy(sp.tanh(s), s), certify.from_sympy(1 - sp.tanh(s) ** 
 
 @pytest.mark.parametrize("eta", [Fraction(1, 10), Fraction(1, 20), Fraction(1, 100)])
 def test_f_limit_sharpness_tanh(eta):
-    x0, y0 = certify.eos_start(eta)
+    x0, y0 = certify.eos_start(eta, 3, Fraction(3, 4), Fraction(5, 4))
     ev = run(certify.limit_sharpness("lim", _TANH[0], eta, x0, y0, d2loss=_TANH[1]))
     assert ev.status == Status.PROVED, ev.summary
     lo, hi = ev.data["y_inf_sq"]
@@ -197,7 +197,7 @@ def test_f_limit_sharpness_tanh(eta):
 
 def test_limit_sharpness_with_automatic_second_derivative():
     eta = Fraction(1, 10)
-    x0, y0 = certify.eos_start(eta)
+    x0, y0 = certify.eos_start(eta, 3, Fraction(3, 4), Fraction(5, 4))
     ev = run(certify.limit_sharpness("auto", certify.ops.tanh, eta, x0, y0))
     assert ev.status == Status.PROVED, ev.summary
 
@@ -215,7 +215,7 @@ def test_evidence_is_deterministic():
 def test_limit_sharpness_sqrt_loss():
     """A second loss family: l_sqrt'(s) = s / sqrt(1 + s^2), written with series-capable ops."""
     eta = Fraction(1, 10)
-    x0, y0 = certify.eos_start(eta)
+    x0, y0 = certify.eos_start(eta, 3, Fraction(3, 4), Fraction(5, 4))
     ev = run(certify.limit_sharpness("sqrt", lambda v: v * (1 + v * v).rsqrt(), eta, x0, y0))
     assert ev.status == Status.PROVED, ev.summary
     assert ev.data["y_inf_sq"][1] < 20
@@ -235,7 +235,7 @@ def test_beta_loss_enclosures_and_sharpness():
         assert straddle.contains(arb(1)) and straddle.contains(d1(arb("1.45")))
         assert d1(arb(0)).is_zero() and d2(arb(0)).contains(arb(1))
     eta = Fraction(1, 10)
-    x0, y0 = certify.eos_start(eta)
+    x0, y0 = certify.eos_start(eta, 3, Fraction(3, 4), Fraction(5, 4))
     ev = run(certify.limit_sharpness("beta2", d1, eta, x0, y0, d2loss=d2))
     assert ev.status == Status.PROVED, ev.summary
     # Example 1 (A2) for l_2 on 0 < s <= c_2: l'(s)/s <= 1 - c_2 s^2 (equality inside r_2), and the

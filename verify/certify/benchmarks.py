@@ -33,7 +33,7 @@ def _bench_ex1() -> dict:
            description="centred-form arb enclosure of GD on tanh loss, eta = 0.01 (64 bits); the target is "
                        "what the 2 s y_inf^2 certificate needs (its step count: certify.y_inf_sq_eta_0.01_seconds)")
 def _bench_steps() -> dict:
-    x0, y0 = eos_start(Fraction(1, 100))
+    x0, y0 = eos_start(Fraction(1, 100), 3, Fraction(3, 4), Fraction(5, 4))
     steps = 20000
     started = time.perf_counter()
     res = enclose_limit_sharpness(_TANH_DLOSS, Fraction(1, 100), x0, y0, d2loss=_TANH_D2LOSS,
@@ -45,7 +45,7 @@ def _bench_steps() -> dict:
 @benchmark("certify.y_inf_sq_eta_0.01_seconds", target=2.0, unit="s", higher_is_better=False,
            description="certified y_inf^2 and 2/eta - y_inf^2 > 0 for tanh loss, eta = 0.01, EoS start m = 3")
 def _bench_limit() -> dict:
-    x0, y0 = eos_start(Fraction(1, 100))
+    x0, y0 = eos_start(Fraction(1, 100), 3, Fraction(3, 4), Fraction(5, 4))
     chk = limit_sharpness("bench", _TANH_DLOSS, Fraction(1, 100), x0, y0, d2loss=_TANH_D2LOSS)
     _SHARPNESS_CACHE.clear()  # time a cold run
     started = time.perf_counter()

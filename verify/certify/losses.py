@@ -64,9 +64,11 @@ class ScaledSqrt:
         return _q2arb(self.ratio).sqrt() * _q2arb(self.coef)
 
 
-def eos_start(eta: Any, m: Any = 3, xt: Any = Fraction(3, 4), yt: Any = Fraction(5, 4)):
-    """The normalised start (x0, y0) = sqrt(m/eta) (x~, y~); y0^2 - x0^2 = m/eta for x~ = 3/4,
-    y~ = 5/4 (edge-of-stability regime when m > 2). Exact, hashable, evaluated lazily in arb."""
+def eos_start(eta: Any, m: Any, xt: Any, yt: Any):
+    """The normalised start (x0, y0) = sqrt(m/eta) (x~, y~), so y0^2 - x0^2 = (m/eta)(y~^2 - x~^2)
+    (with y~^2 - x~^2 = 1, the edge-of-stability regime of GD on l(xy) when m > 2). Every value is the
+    caller's (a paper's experiment fixes them; the engine carries none). Exact, hashable, evaluated
+    lazily in arb."""
     ratio = exact(m) / exact(eta)
     return ScaledSqrt(exact(xt), ratio), ScaledSqrt(exact(yt), ratio)
 
