@@ -118,6 +118,21 @@ def _gp1(b):
     return 0.5 * math.erfc(-b / 1.4142135623730951)
 
 
+_LOOPS: dict = {}
+
+
+def _loops(kernel):
+    """The compiled loops of (5) (:func:`_mm_final`, :func:`_mm_envelope`, written once as plain
+    Python) with ℓ' = ``kernel`` bound as a module global of a generated module, compiled through
+    :func:`verify.kernelcache.compiled_template`: numba's on-disk cache keeps them across processes (a
+    kernel passed as an argument would defeat it)."""
+    if kernel not in _LOOPS:
+        from verify.kernelcache import compiled_template
+
+        _LOOPS[kernel] = compiled_template((_mm_final, _mm_envelope), "mean_model_loops", {"dl": kernel})
+    return _LOOPS[kernel]
+
+
 def _dl_kernel(loss: str = "sym"):
     """(kernel, params): ℓ' of the catalogue loss ``loss`` as its generated float64 numba kernel."""
     from claims.ahn2023._losses import loss_by_key
@@ -128,9 +143,9 @@ def _dl_kernel(loss: str = "sym"):
     return compiled
 
 
-@numba.njit
-def _mm_final(A0, eta, d, max_steps, a_tol, a_mult, dl, p):
-    """Run (5) per lane until |A_t| <= a_tol (converged) or max_steps; ℓ'(s) = ``dl(s, p)``.
+def _mm_final(A0, eta, d, max_steps, a_tol, a_mult, p):
+    """Run (5) per lane until |A_t| <= a_tol (converged) or max_steps; ℓ'(s) = ``dl(s, p)``, ``dl``
+    bound by the generated module (a template, :func:`_loops`).
 
     ``a_mult`` multiplies the A-step (2 in the paper's 2d²η; planted variants change it).
     Returns final A, b, steps used, number of sign changes of A, min over t of b.
@@ -149,7 +164,7 @@ def _mm_final(A0, eta, d, max_steps, a_tol, a_mult, dl, p):
         nf = 0
         while t < max_steps and abs(A) > a_tol:
             gb = _g1(b)
-            lp = dl(A * gb, p)
+            lp = dl(A * gb, p)  # noqa: F821 (bound by the generated module)
             A_new = A - a_mult * dd * e * lp * gb
             b = b - e * lp * A * _gp1(b)
             if A_new * A < 0.0:
@@ -177,8 +192,9 @@ def mean_model_final(A0, eta, d, *, max_steps: int = 2_000_000, a_tol: float = 1
     A0, eta, d = np.broadcast_arrays(np.asarray(A0, float), np.asarray(eta, float),
                                      np.asarray(d, float))
     shape = A0.shape
-    A, b, steps, flips = _mm_final(A0.ravel().copy(), eta.ravel().copy(), d.ravel().copy(),
-                                   int(max_steps), float(a_tol), float(a_mult), *_dl_kernel(loss))
+    kernel, params = _dl_kernel(loss)
+    A, b, steps, flips = _loops(kernel)._mm_final(A0.ravel().copy(), eta.ravel().copy(), d.ravel().copy(),
+                                                  int(max_steps), float(a_tol), float(a_mult), params)
     return (A.reshape(shape), b.reshape(shape), steps.reshape(shape), flips.reshape(shape))
 
 
@@ -204,8 +220,7 @@ def mean_model_path(A0: float, eta: float, d: float, steps: int, a_mult: float =
     return A, b
 
 
-@numba.njit
-def _mm_envelope(A0, eta, d, gamma, max_steps, dl, p):
+def _mm_envelope(A0, eta, d, gamma, max_steps, p):
     """Theorem 3's proof invariant along (5): worst ratios |A_t|/(|A0|e^{-γt}) and b_t/(-η|A0|/γ)
     over t <= steps, and max_t b_t; stops once |A_t| <= 1e-13|A0| (converged) or at max_steps."""
     A = A0
@@ -218,7 +233,7 @@ def _mm_envelope(A0, eta, d, gamma, max_steps, dl, p):
     t = 0
     while t < max_steps and abs(A) > 1e-13 * abs(A0):
         gb = _g1(b)
-        lp = dl(A * gb, p)
+        lp = dl(A * gb, p)  # noqa: F821 (bound by the generated module)
         A, b = A - 2.0 * dd * eta * lp * gb, b - eta * lp * A * _gp1(b)
         t += 1
         env = abs(A0) * math.exp(-gamma * t)
@@ -234,8 +249,9 @@ def _mm_envelope(A0, eta, d, gamma, max_steps, dl, p):
 
 def envelope(A0: float, eta: float, d: float, gamma: float, max_steps: int = 5_000_000) -> dict:
     """Run :func:`_mm_envelope`; ``converged`` is False if the step budget ran out."""
-    env, wb, bmax, b, t = _mm_envelope(float(A0), float(eta), float(d), float(gamma),
-                                       int(max_steps), *_dl_kernel("sym"))
+    kernel, params = _dl_kernel("sym")
+    env, wb, bmax, b, t = _loops(kernel)._mm_envelope(float(A0), float(eta), float(d), float(gamma),
+                                                      int(max_steps), params)
     return {"env_ratio": float(env), "b_ratio": float(wb), "b_max": float(bmax),
             "b_final": float(b), "steps": int(t),
             "converged": bool(t < max_steps)}
