@@ -181,3 +181,27 @@ def test_evidence_that_cannot_be_pickled_travels_as_json():
     assert not picklable(ev)
     moved = _portable(ev)
     assert picklable(moved) and moved.data["x"] == 1.5 and moved.to_json() == ev.to_json()
+
+
+def test_modules_declaring_the_same_shared_runs_are_one_worker_task(tmp_path, monkeypatch):
+    """``SHARED_RUNS = "label"`` in a claim module keeps its claims in one task with the other
+    modules of that label (their cached runs are computed once), other modules stay apart; a
+    label that is not a string literal is an error, not silently ignored."""
+    from verify.listing import shared_runs
+    from verify.parallel import ClaimTask, _module_groups
+
+    ids = ["even2023.fact6", "even2023.fig2", "even2023.prop15", "even2023.prop16", "ahn2023.lem1"]
+    groups = _module_groups([ClaimTask(i, 0, "quick") for i in ids], workers=2)
+    together = next(g for g in groups if any(t.claim_id == "even2023.fact6" for t in g))
+    assert {t.claim_id for t in together} == {"even2023.fact6", "even2023.fig2", "even2023.prop15"}
+    assert sorted(len(g) for g in groups) == [1, 1, 3]
+    assert shared_runs("claims.even2023.sec5_eos") == "even2023.E1"
+    assert shared_runs("claims.even2023.sec4_prop16") == ""
+
+    pkg = tmp_path / "sharedruns_probe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "bad.py").write_text("LABEL = 'x'\nSHARED_RUNS = LABEL\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="string literal"):
+        shared_runs("sharedruns_probe.bad")

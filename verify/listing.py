@@ -77,6 +77,33 @@ _PAPER_DECLARATION = re.compile(r"^[A-Za-z_]\w*\s*=\s*Paper\(", re.M)
 _ANY_CLAIM_CALL = re.compile(r"\bClaim\(")
 
 
+_SHARED_RUNS = re.compile(r"^SHARED_RUNS\s*=", re.M)
+
+
+def shared_runs(module: str) -> str:
+    """The label a claim module declares with ``SHARED_RUNS = "<label>"`` (module level, a string
+    literal), or ``""``: modules with the same label compute the same expensive runs (cached per
+    process), so a parallel run keeps their claims on one worker instead of computing the runs
+    once per worker (:func:`verify.parallel.run_claims`). Read from the source, nothing imported."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return ""
+    try:
+        nodes = _statements(Path(spec.origin).read_text(encoding="utf-8"), _SHARED_RUNS)
+    except _NotLiteral:
+        nodes = []
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            try:
+                label = ast.literal_eval(node.value)
+            except ValueError:
+                label = None
+            if isinstance(label, str) and label:
+                return label
+        raise ValueError(f"{module}: SHARED_RUNS must be a non-empty string literal")
+    return ""
+
+
 def _statements(text: str, starts: re.Pattern) -> list[ast.stmt]:
     """Parse only the module-level statements that begin where ``starts`` matches.
 

@@ -236,8 +236,9 @@ def run_claims(claims: Sequence[Claim], runner: Runner, *, seed: int, budget: st
                 progress(f"[{i}/{len(claims)}] {claim.id}")
             yield run_claim_task(task, claim, mapper)
         return
-    # one task per claim module (largest first): claims of a module share cached runs, which a
-    # per-claim split would compute once per worker; the outcomes are the same either way
+    # one task per claim module, or per set of modules declaring the same SHARED_RUNS (largest
+    # first): their claims share cached runs, which a per-claim split would compute once per
+    # worker; the outcomes are the same either way
     groups = _module_groups(tasks, runner.workers)
     if progress:
         progress(f"{len(tasks)} claims in {len(groups)} module tasks on {runner.label}")
@@ -258,14 +259,18 @@ def run_claim_tasks(tasks: Sequence[ClaimTask]) -> list[ClaimOutcome]:
 
 
 def _module_groups(tasks: list[ClaimTask], workers: int) -> list[tuple[ClaimTask, ...]]:
-    """Tasks grouped by declaring module, largest group first; groups are halved while there are
-    fewer groups than workers (``check ahn2023.thm2`` selects claims of one module)."""
-    from .listing import summaries
+    """Tasks grouped by declaring module — modules that declare the same ``SHARED_RUNS`` label
+    (:func:`verify.listing.shared_runs`) form one group — largest group first; groups are halved
+    while there are fewer groups than workers (``check ahn2023.thm2`` selects claims of one module)."""
+    from .listing import shared_runs, summaries
 
-    module = {c.id: getattr(c, "module", "") or c.id for c in summaries()}
+    declared_in = {c.id: getattr(c, "module", "") for c in summaries()}
+    labels = {m: shared_runs(m) for m in set(declared_in.values()) if m}
+    group_of = {cid: ("shared:" + labels[m] if labels.get(m) else m) or cid
+                for cid, m in declared_in.items()}
     by_module: dict[str, list[ClaimTask]] = {}
     for t in tasks:
-        by_module.setdefault(module.get(t.claim_id, t.claim_id), []).append(t)
+        by_module.setdefault(group_of.get(t.claim_id, t.claim_id), []).append(t)
     groups = sorted((tuple(g) for g in by_module.values()), key=len, reverse=True)
     while len(groups) < workers and len(groups[0]) > 1:
         big = groups.pop(0)

@@ -14,6 +14,10 @@ from . import PAPER
 from .sec4_gain import C_OBS_STRICT, _obs1
 from .sec5_eos import F_FACTOR, _fact8_rows
 
+# E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
+# the other modules declaring this label: a parallel run keeps them on one worker
+SHARED_RUNS = "even2023.E1"
+
 
 # =========================================================================== Observation 1
 def _obs1_printed(ctx: Context) -> Evidence:

@@ -20,6 +20,10 @@ from verify.claim import Check, outcome
 from verify.nearmiss import near_miss
 from . import PAPER, _dln, _implicit, _runs
 
+# E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
+# the other modules declaring this label: a parallel run keeps them on one worker
+SHARED_RUNS = "even2023.E1"
+
 
 # =========================================================================== Proposition 15
 

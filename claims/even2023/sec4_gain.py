@@ -26,6 +26,10 @@ from verify.theta import theta_by_slopes
 from . import PAPER, _dln, _implicit, _runs
 from .sec3_implicit_bias import THM2_C0, thm2_c_near_miss, thm2_stepsize_runs
 
+# E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
+# the other modules declaring this label: a parallel run keeps them on one worker
+SHARED_RUNS = "even2023.E1"
+
 NOT_RECOVERED = "display not recovered"
 
 

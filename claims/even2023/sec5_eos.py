@@ -22,6 +22,10 @@ from verify.nearmiss import near_miss
 
 from . import PAPER, _dln, _implicit, _runs
 
+# E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
+# the other modules declaring this label: a parallel run keeps them on one worker
+SHARED_RUNS = "even2023.E1"
+
 F_FACTOR = 5.0        # fact8: the last grid values must exceed the first ones by this factor
 F_GD_ERROR = 1.5      # fig1 (c): GD error in the window exceeds the GF error by this factor
 DELTA_H = 0.5         # fig2.right: H_GD ≥ 1 + δ_H
