@@ -230,7 +230,11 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
         u = [(A(2).sqrt() * A(float(a))).mid() for a in problem.alpha]
         v = [A(0)] * d
         ln_a = [A(float(a)).log().mid() for a in problem.alpha]
-        lp, lm = list(ln_a), list(ln_a)
+        # ln α_{±,k} = ln α ± S_k + ln|P_{±,k}| with P_{±,k} = Π_{l<k} (1 ∓ s_l): the products are
+        # kept instead of summing a log per step (−½q_±(s) = ±s + ln|1 ∓ s|): two arb logs per
+        # coordinate and step were half of a step's cost; arb's exponent range is unbounded, so the
+        # products neither overflow nor underflow, and the logs are taken where ln α_± is read
+        Pp, Pm = [A(1)] * d, [A(1)] * d
         S = [A(0)] * d
         s2 = [A(0)] * d
         thr = sorted(checkpoints, reverse=True)
@@ -244,7 +248,12 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
         k = 0
         huge = A(2) ** 400
 
+        def ln_alphas():
+            return ([(ln_a[j] + S[j] + abs(Pp[j]).log()).mid() for j in range(d)],
+                    [(ln_a[j] - S[j] + abs(Pm[j]).log()).mid() for j in range(d)])
+
         def snap(k, rn):
+            lp, lm = ln_alphas()
             return Snapshot(k, [_arb_to_mpf(t) for t in u], [_arb_to_mpf(t) for t in v],
                             [_arb_to_mpf(t) for t in lp], [_arb_to_mpf(t) for t in lm],
                             _arb_to_mpf(rn), [_arb_to_mpf(t) for t in S],
@@ -296,15 +305,15 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
                 break
             if any(abs(float(sj.mid())) > 1 for sj in s):
                 big_steps += 1
-            # −½ q_+(s) = s + ln|1 − s|,  −½ q_−(s) = −s + ln|1 + s|
-            lp = [(lp[j] + s[j] + abs(one - s[j]).log()).mid() for j in range(d)]
-            lm = [(lm[j] - s[j] + abs(one + s[j]).log()).mid() for j in range(d)]
+            Pp = [(Pp[j] * (one - s[j])).mid() for j in range(d)]
+            Pm = [(Pm[j] * (one + s[j])).mid() for j in range(d)]
             u, v = ([(u[j] - s[j] * v[j]).mid() for j in range(d)],
                     [(v[j] - s[j] * u[j]).mid() for j in range(d)])
             k += 1
             S = [(S[j] + s[j]).mid() for j in range(d)]
             s2 = [(s2[j] + s[j] * s[j]).mid() for j in range(d)]
             if track_fact5:
+                lp, lm = ln_alphas()
                 # fact5: ½ arcsinh(β_k/α_k²) − φ_k = −S_k with α_k² = exp(lp + lm), φ_k = (lp − lm)/2
                 for j in range(d):
                     bj = u[j] * v[j]
