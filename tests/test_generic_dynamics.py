@@ -95,3 +95,23 @@ def test_blocked_kernel_is_bit_identical_to_the_lane_by_lane_engine():
             assert len(set(a.outcome)) >= 2
             for f in fields:
                 assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (obj.expr, kw, f)
+
+
+def test_blocked_kernel_agrees_on_non_finite_gradients_and_values():
+    # a gradient that turns NaN (sqrt of a negative), a value that overflows, a gradient that overflows
+    fields = ["outcome", "steps", "at_floor", "theta", "grad_norm"]
+    eta = np.linspace(0.05, 3.0, 90)
+    for expr, x0 in ((sp.sqrt(x), 1.0), (sp.exp(x**2), 1.0), (x**4 / 4, 2.0), (1 / x, 1.0)):
+        obj = generic.Objective(expr, (x,))
+        theta0 = np.full((len(eta), 1), x0)
+        a = generic.run(obj, theta0, eta, blocked=False, max_steps=500, gtol=0.0, check_every=3, patience=60)
+        b = generic.run(obj, theta0, eta, blocked=True, max_steps=500, gtol=0.0, check_every=3, patience=60)
+        for f in fields:
+            assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (expr, f)
+
+
+def test_the_generic_gd_is_a_declared_step_kernel():
+    from verify.dynamics.stepkernel import Checkpoint, StepKernel
+
+    k = generic.Objective(x**2 / 2, (x,)).step_kernel
+    assert isinstance(k, StepKernel) and any(isinstance(r, Checkpoint) for r in k.stop.before)

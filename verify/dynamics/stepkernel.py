@@ -10,6 +10,9 @@ A :class:`StepKernel` declares, as sympy expressions, everything one step of a l
   :class:`LogProduct` (log of a running product, flushed with compensated summation) and
   :class:`RareReduction` (count/min/max of a value too costly for the vector loop — a ``log``, a
   ``pow`` — computed in a scalar pass over the flagged lanes only);
+* carried lane :class:`State` (a value at the current step and its next value), a *prelude* of
+  intermediates and observers at θ_t that the before-rules may read (a gradient and its norm), and
+  :class:`Checkpoint` before-rules decided in the scalar pass (a value and stall test every k steps);
 * the :class:`StopRule`: outcomes decided before the step (budget, a fixed point) and after it
   (divergence, convergence), in priority order, plus per-outcome overrides of outputs.
 
@@ -41,7 +44,9 @@ and refilled.
 Rounding is fixed by the declaration: IEEE operations are exact up to one rounding each and commute,
 but sums and products of three or more terms depend on their order, which sympy does not keep; so
 every ``Add``/``Mul`` in a declaration may have at most two operands (besides a sign), and a longer
-product is written as a chain of named intermediates (checked by :func:`kernel_source`). Together with
+product is written as a chain of named intermediates (checked by :func:`kernel_source`) — except in
+a ``printed_order`` :class:`Let`, whose reference code prints the same sympy expression with the same
+printer (:class:`SympyOrderPrinter`: an objective's gradient, :mod:`.genericstep`). Together with
 no fast-math and no FMA contraction this makes each lane's arithmetic that of a lone scalar loop: its
 result never depends on the block width, the other lanes in its block or the number of threads.
 """
@@ -49,138 +54,21 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numba
 import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
+from .stepitems import (T, Call, Checkpoint, CountWhere, FirstWhere, IsFinite, IsNaN, LastWhere,  # noqa: F401
+                        Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, State, StepKernel, StopRule,
+                        composite_gd_step)
+
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
-
-T = sp.Symbol("t", integer=True)  # the step index of the lane (the step from θ_t to θ_{t+1})
-
-
-# ----------------------------------------------------------------------------- declarations
-@dataclass(frozen=True)
-class Let:
-    """A named intermediate: ``name = expr`` (a float, integer or boolean expression)."""
-    name: sp.Symbol
-    expr: Any
-
-
-@dataclass(frozen=True)
-class Call:
-    """``name = kernel(arg, kernel_params)``: a compiled scalar kernel passed at run time (e.g. ℓ'),
-    ``arg`` an expression in the parameters; computed in its own vector loop before the step."""
-    name: sp.Symbol
-    kernel: str
-    arg: Any
-
-
-@dataclass(frozen=True)
-class FirstWhere:
-    """Index of the first step where ``where`` holds (−1 if none); ``values``: (name, expr) recorded
-    at that step (NaN if none)."""
-    name: sp.Symbol
-    where: Any
-    values: tuple = ()
-
-
-@dataclass(frozen=True)
-class CountWhere:
-    """Number of steps where ``where`` holds."""
-    name: sp.Symbol
-    where: Any
-
-
-@dataclass(frozen=True)
-class MaxWhere:
-    """Maximum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
-    name: sp.Symbol
-    value: Any
-    where: Any = True
-    init: float = 0.0
-
-
-@dataclass(frozen=True)
-class MinWhere:
-    """Minimum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
-    name: sp.Symbol
-    value: Any
-    where: Any = True
-    init: float = math.inf
-
-
-@dataclass(frozen=True)
-class LastWhere:
-    """``value`` at the last step where ``where`` holds (``init`` if none)."""
-    name: sp.Symbol
-    value: Any
-    where: Any = True
-    init: float = math.nan
-
-
-@dataclass(frozen=True)
-class LogProduct:
-    """Σ_t log(factor_t) over the lane's steps: the factors are multiplied in float64 and the product is
-    flushed into a Kahan-compensated log sum when it falls below 1e-100 and every 1024 steps (a ``log``
-    per flush, in the scalar pass) and once more at the end."""
-    name: sp.Symbol
-    factor: Any
-
-
-@dataclass(frozen=True)
-class RareReduction:
-    """Count / min / max of ``value`` over the steps where ``where`` holds, the value computed in the
-    scalar pass (for a ``log`` or ``pow`` the vector loop should not pay on every step). Min and max
-    are NaN when no step counted, if ``count`` is declared (else ±inf as initialised)."""
-    value: Any
-    where: Any
-    count: sp.Symbol | None = None
-    min: sp.Symbol | None = None
-    max: sp.Symbol | None = None
-    max_init: float = -math.inf
-
-
-@dataclass(frozen=True)
-class StopRule:
-    """``before``: (condition on θ_t and t, outcome) — the lane stops without stepping; ``after``:
-    (condition on the step just taken, outcome) — the lane stops at θ_{t+1}; the first that holds wins.
-    ``overrides``: (outcome, output name, value) — an output's value when the lane stopped so."""
-    before: tuple
-    after: tuple
-    overrides: tuple = ()
-
-
-@dataclass(frozen=True)
-class StepKernel:
-    """One declared blocked GD kernel (see the module docstring)."""
-    params: tuple
-    next_params: tuple  # the intermediates holding θ_{t+1}, in the order of params
-    lane_inputs: tuple  # per-lane floats beside θ₀ (η, ...)
-    constants: tuple  # run-wide scalars: arguments of the generated engine, in this order
-    calls: tuple
-    body: tuple  # Let and observers, in evaluation order
-    stop: StopRule
-    lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
-    finals: tuple = ()  # Let in the final θ: extra outputs
-    int_outputs: tuple = ("outcome", "steps")
-    float_outputs: tuple = ()
-    label: str = "step_kernel"
-
-
-def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: sp.Symbol,
-                      step: sp.Symbol, nexts: Sequence[sp.Symbol]) -> tuple[Let, ...]:
-    """GD on f = ℓ(u(θ)) by the chain rule: ``step = η ℓ'(u)`` (``dl`` the call giving ℓ'(u)), then
-    θ_j' = θ_j − step · ∂u/∂θ_j (for ℓ(xy): x − ηℓ'(xy) y, y − ηℓ'(xy) x, Ahn et al. 2023 eq. (2))."""
-    lets = [Let(step, eta * dl)]
-    lets += [Let(n, p - step * sp.diff(u, p)) for p, n in zip(params, nexts)]
-    return tuple(lets)
 
 
 # ----------------------------------------------------------------------------- printing
@@ -219,6 +107,36 @@ class _StepPrinter(PythonCodePrinter):
 
     def _print_BooleanFalse(self, expr):
         return "False"
+
+    def _print_IsFinite(self, expr):
+        return f"(abs({self._print(expr.args[0])}) < np.inf)"
+
+    def _print_IsNaN(self, expr):
+        return f"({self._print(expr.args[0])} != {self._print(expr.args[0])})"
+
+    def _print_MaxOf(self, expr):
+        return f"max({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_MinOf(self, expr):
+        return f"min({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+
+class SympyOrderPrinter(PythonCodePrinter):
+    """sympy's own Python printing (operand order, ``x**2``, floats as sympy writes them) with the
+    symbols renamed: the printer of an objective's generated code (:mod:`.generic`) and of a
+    ``printed_order`` :class:`Let`, so that both print one expression into the same operations.
+    ``strict``: a symbol not in ``names`` is an error (else printed as its name)."""
+
+    def __init__(self, names: dict, strict: bool = True):
+        super().__init__({"fully_qualified_modules": True})
+        self.names, self.strict = names, strict
+
+    def _print_Symbol(self, expr):
+        if expr in self.names:
+            return self.names[expr]
+        if self.strict:
+            raise ValueError(f"step kernel: {expr} is not a declared name here")
+        return super()._print_Symbol(expr)
 
 
 def _lit(v) -> str:
@@ -262,6 +180,29 @@ class _Builder:
         self.stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
         self.loads_f: list[tuple] = []  # (row, initial value)
         self.loads_i: list[tuple] = []
+        self.gate = "go"  # an observer records when this holds: "act" in the prelude
+        self.count = 0  # numbers the generated temporaries
+        self.state_rows: dict = {}  # State name -> its row, "F[r, b]" or "N[r, b]"
+        checkpoint_items = [i for c in k.stop.before if isinstance(c, Checkpoint) for i in c.items]
+        for item in (*k.prelude, *k.body, *checkpoint_items):
+            if isinstance(item, State):
+                self.state(item)
+
+    def state(self, item: State) -> None:
+        """A State's row, its initial value and its name: its value at the current step (read at the top)."""
+        integer = isinstance(item.init, (int, bool, np.integer))
+        if integer:
+            r = self.nrow(item.name)
+            self.loads_i.append((r, int(item.init)))
+            row = f"N[{r}, b]"
+            self.stores_i[item.name.name] = row
+        else:
+            r = self.frow(item.name)
+            self.loads_f.append((r, _lit(item.init)))
+            row = f"F[{r}, b]"
+            self.stores_f[item.name.name] = row
+        self.state_rows[item.name] = row
+        self.bind(item.name)
 
     @staticmethod
     def local(s) -> str:
@@ -275,33 +216,83 @@ class _Builder:
         self.nr[key] = len(self.nr)
         return self.nr[key]
 
-    def expr(self, e, what: str) -> str:
+    def expr(self, e, what: str, printed_order: bool = False, names: dict | None = None) -> str:
         """``e`` in the names in scope, parenthesised (it is an operand of the generated code)."""
+        names = self.names if names is None else names
+        if printed_order:
+            return f"({SympyOrderPrinter(names).doprint(sp.sympify(e))})"
         _check_rounding(e, what)
-        return f"({_StepPrinter(self.names).doprint(sp.sympify(e))})"
+        return f"({_StepPrinter(names).doprint(sp.sympify(e))})"
 
     def bind(self, s) -> None:
         if s in self.names:
             raise ValueError(f"step kernel: {s} declared twice")
         self.names[s] = self.local(s)
 
-    def emit(self, j: int, item) -> None:
+    def emit(self, item, prelude: bool = False) -> None:
         tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
-        kinds = {Let: self.let, FirstWhere: self.first_where, CountWhere: self.count_where,
-                 MaxWhere: self.extremum_or_last, MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last,
-                 LogProduct: self.log_product, RareReduction: self.rare_reduction}
+        kinds = {Let: self.let, FirstWhere: self.first_where, MaxWhere: self.extremum_or_last,
+                 MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last}
+        if not prelude:  # not idempotent (a checkpoint's step is visited twice), or they step
+            kinds.update({CountWhere: self.count_where, LogProduct: self.log_product,
+                          RareReduction: self.rare_reduction, State: self.state_update})
         if type(item) not in kinds:
-            raise TypeError(f"step kernel: unknown body item {item!r}")
-        kinds[type(item)](j, item, tag)
+            raise TypeError(f"step kernel: {item!r} cannot be a {'prelude' if prelude else 'body'} item")
+        self.count += 1
+        kinds[type(item)](self.count, item, tag)
 
     def let(self, j, item, tag):
-        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag)}")
+        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag, item.printed_order)}")
         self.bind(item.name)
+
+    def state_update(self, j, item, tag):
+        row = self.state_rows[item.name]
+        self.body.append(f"{_IND}{row} = {self.expr(item.next, tag)} if go else {row}")
+
+    def checkpoint(self, j: int, item: Checkpoint, earlier: str) -> str:
+        """The vector loop's test of checkpoint ``j`` (a flag for the scalar pass, which runs its items
+        and stop conditions, or records that it passed at this t) — returns the local that holds it."""
+        rp, rf = self.nrow(("passed", j)), self.nrow(("checkpoint", j))
+        self.loads_i.append((rp, -1))
+        self.flags.append(rf)
+        here = f"v_check{j}"
+        self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
+                      f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
+        snames = {T: "N[2, b]", **{s: f"c_{s.name}" for s in self.k.constants}, **self.state_rows}
+        snames.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
+        lets = [i for i in item.items if isinstance(i, Let)]
+        own = {i.name for i in lets}
+        free = set()
+        for i in item.items:
+            free |= sp.sympify(i.expr if isinstance(i, Let) else i.next).free_symbols
+        for c, _ in item.stop:
+            free |= sp.sympify(c).free_symbols
+        for q in sorted(free - own - set(snames), key=lambda q: q.name):  # prelude quantities: stashed
+            if q not in self.names:
+                raise ValueError(f"step kernel: checkpoint uses {q}, not declared before it")
+            rs = self.frow(("stash", j, q))
+            self.body.append(f"{_IND}F[{rs}, b] = {self.names[q]}")
+            snames[q] = f"F[{rs}, b]"
+        code = [f"if N[{rf}, b]:"]
+        for i in item.items:
+            if isinstance(i, Let):
+                code.append(f"    s_{i.name.name} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
+                snames[i.name] = f"s_{i.name.name}"
+            elif isinstance(i, State):
+                code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
+            else:
+                raise TypeError(f"step kernel: {i!r} cannot be a checkpoint item")
+        for n, (c, o) in enumerate(item.stop):
+            code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
+                     f"        N[1, b] = {int(o)}"]
+        code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
+        self.scalar += code
+        return here
 
     def first_where(self, j, item, tag):
         r = self.nrow(item.name)
         self.loads_i.append((r, -1))
-        self.body += [f"{_IND}new{j} = go & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
+        self.body += [f"{_IND}new{j} = {self.gate} & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
                       f"{_IND}{self.local(item.name)} = t if new{j} else N[{r}, b]",
                       f"{_IND}N[{r}, b] = {self.local(item.name)}"]
         self.bind(item.name)
@@ -324,7 +315,7 @@ class _Builder:
         r = self.frow(item.name)
         self.loads_f.append((r, _lit(item.init)))
         self.body.append(f"{_IND}val{j} = {self.expr(item.value, tag)}")
-        cond = "go" if item.where is True else f"go & {self.expr(item.where, tag)}"
+        cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
         if not isinstance(item, LastWhere):
             cond += f" & (val{j} {'>' if isinstance(item, MaxWhere) else '<'} F[{r}, b])"
         self.body += [f"{_IND}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]",
@@ -422,15 +413,27 @@ def kernel_source(k: StepKernel) -> str:
     parameter array the argument ``k_name_p``."""
     bld = _Builder(k)
     fr, local = bld.fr, bld.local
-    pre = [f"{_IND}v_halt{j} = {bld.expr(c, 'stop.before')}" for j, (c, _) in enumerate(k.stop.before)]
-    go = " & ".join(["act"] + [f"(not v_halt{j})" for j in range(len(k.stop.before))])
-    for j, item in enumerate(k.body):
-        bld.emit(j, item)
+    bld.gate = "act"
+    for item in k.prelude:
+        bld.emit(item, prelude=True)
+    bld.gate = "go"
+    halts, chain = [], []  # the before-rules in priority order; a checkpoint holds its lane at -1
+    for j, rule in enumerate(k.stop.before):
+        earlier = " & ".join(["act"] + [f"(not {h})" for h in halts])
+        if isinstance(rule, Checkpoint):
+            halts.append(bld.checkpoint(j, rule, earlier))
+            chain.append(f"-1 if {halts[-1]}")
+        else:
+            bld.body.append(f"{_IND}v_halt{j} = {bld.expr(rule[0], 'stop.before')}")
+            halts.append(f"v_halt{j}")
+            chain.append(f"{int(rule[1])} if v_halt{j}")
+    bld.body.append(f"{_IND}go = " + " & ".join(["act"] + [f"(not {h})" for h in halts]))
+    for item in k.body:
+        bld.emit(item)
     for q in k.next_params:
         if q not in bld.names:
             raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
     post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
-    chain = [f"{o} if v_halt{j}" for j, (_, o) in enumerate(k.stop.before)]
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
     writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
@@ -443,6 +446,7 @@ def kernel_source(k: StepKernel) -> str:
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
+    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()]
     zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
@@ -473,8 +477,6 @@ def engine({kargs}lanes, I, {cargs}out_i, out_f):
                 t = N[2, b]
                 act = N[1, b] == -1
 {nl.join(loads)}
-{nl.join(pre)}
-                go = {go}
 {nl.join(body)}
 {nl.join(post)}
                 status = {status}
