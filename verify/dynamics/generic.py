@@ -3,7 +3,7 @@
 An :class:`Objective` is f(θ) = e(θ) or, with data, the mean f(θ) = (1/n) Σᵢ e(θ, zᵢ) over the rows
 zᵢ of a data array. Its gradient and Hessian are derived by sympy, common subexpressions shared
 (``sympy.cse``), printed as Python on ``math`` and compiled with numba — nothing is hand-written per
-objective. Full-batch GD without data rows or sharpness records runs in the blocked SIMD loop of
+objective. Full-batch GD (with or without data rows) without sharpness records runs in the blocked SIMD loop of
 every declared step kernel (:mod:`.genericstep` declares it, :mod:`.stepkernel` generates it; same
 results bit for bit, several times faster). :func:`run` advances many *lanes* (θ₀, η, seed), each
 independently of the others:
@@ -117,7 +117,7 @@ class Objective:
         """Full-batch GD on this objective declared as a step kernel (:mod:`.genericstep`)."""
         from .genericstep import gd_kernel
 
-        return gd_kernel(self.expr, self.params, self.gradient)
+        return gd_kernel(self.expr, self.params, self.gradient, self.data)
 
     @cached_property
     def blocked_kernel(self) -> Callable:
@@ -310,7 +310,7 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     ``record_every``/``records``: the sharpness is recorded at t = 0, record_every, … (``records``
     values at most). ``check_every``: SGD evaluates the full f and ∇f every that many steps.
     ``blocked``: use the blocked SIMD kernel (:mod:`.genericstep`; default: whenever it applies,
-    full-batch GD without data rows or records; results bit-identical to the lane-by-lane engine).
+    full-batch GD without sharpness records; results bit-identical to the lane-by-lane engine).
     """
     theta0 = np.atleast_2d(np.asarray(theta0, float))
     eta = np.atleast_1d(np.asarray(eta, float))
@@ -330,12 +330,13 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     out_f = np.zeros((lanes, 3))
     sharp = np.full((lanes, max(n_rec, 1)), np.nan)
     m = objective.module
-    if blocked is None:  # the blocked SIMD kernel covers full-batch GD without data or records
-        blocked = not objective.data and not (0 < batch < len(Z)) and n_rec == 0
+    if blocked is None:  # the blocked SIMD kernel covers full-batch GD without sharpness records
+        blocked = not (0 < batch < len(Z)) and n_rec == 0
     if blocked:
         ints, floats = np.zeros((3, lanes), np.int64), np.zeros((objective.dim + 1, lanes))
-        objective.blocked_kernel(np.arange(lanes), np.vstack([theta0.T, eta]), int(max_steps), float(gtol),
-                                 int(patience), int(check_every), ints, floats)
+        rows = (Z,) if objective.data else ()
+        objective.blocked_kernel(np.arange(lanes), np.vstack([theta0.T, eta]), *rows, int(max_steps),
+                                 float(gtol), int(patience), int(check_every), ints, floats)
         W[:] = floats[:-1].T
         out_i[:] = ints.T
         out_f[:, 1] = floats[-1]

@@ -25,8 +25,8 @@ import sympy as sp
 
 from .generic import objective_cse as cse
 from .outcomes import _HUGE
-from .stepitems import (T, Checkpoint, IsFinite, IsNaN, LastWhere, Let, MaxOf, MinOf, State, StepKernel,
-                        StopRule)
+from .stepitems import (T, Checkpoint, IsFinite, IsNaN, LastWhere, Let, MaxOf, MinOf, RowMean, State,
+                        StepKernel, StopRule)
 
 _EPS = 2.0**-52
 _s = sp.Symbol
@@ -59,32 +59,40 @@ def _nan_sticky_max(name: str, terms) -> tuple[list, sp.Symbol]:
     return lets, m
 
 
-def gd_kernel(expr: sp.Expr, params: tuple, gradient: list) -> StepKernel:
-    """The declared GD kernel of the objective f = ``expr`` in ``params`` (no data rows): the engine is
-    called ``engine(lanes, I, max_steps, gtol, patience, check_every, out_i, out_f)`` with ``I`` rows
-    θ₀ (one per parameter) then η; outputs ``out_i`` rows (outcome, steps, at_floor), ``out_f`` rows the
-    final θ then the last ‖∇f‖_∞."""
+def _mean(names, exprs, data) -> tuple:
+    """``names = exprs`` at θ_t: straight-line Lets of the CSE'd expressions (no data: the engine calls
+    the objective's generated function on its single row), else their mean over the data rows."""
+    reps, reduced = cse(exprs)
+    if not data:
+        return (*(Let(c, e, printed_order=True) for c, e in reps),
+                *(Let(q, e, printed_order=True) for q, e in zip(names, reduced)))
+    return (RowMean(tuple(names), tuple(reduced), tuple(Let(c, e) for c, e in reps), printed_order=True),)
+
+
+def gd_kernel(expr: sp.Expr, params: tuple, gradient: list, data: tuple = ()) -> StepKernel:
+    """The declared GD kernel of the objective f = ``expr`` in ``params`` (with ``data``: the mean over
+    data rows of ``expr``): the engine is called ``engine(lanes, I, [Z,] max_steps, gtol, patience,
+    check_every, out_i, out_f)`` with ``I`` rows θ₀ (one per parameter) then η, ``Z`` the data rows;
+    outputs ``out_i`` rows (outcome, steps, at_floor), ``out_f`` rows the final θ then the last ‖∇f‖_∞."""
     d = len(params)
     g = [_s(f"_g{j}", real=True) for j in range(d)]
     nxt = [_s(f"_n{j}", real=True) for j in range(d)]
     step = [_s(f"_e{j}", real=True) for j in range(d)]
-    reps, reduced = cse(gradient)
+    grad = _mean(g, gradient, data)
     norm_lets, gnorm = _nan_sticky_max("gn", g)
     finite, small, check = _s("_finite"), _s("_small"), _s("_check")
-    prelude = (*(Let(c, e, printed_order=True) for c, e in reps),
-               *(Let(gj, e, printed_order=True) for gj, e in zip(g, reduced)),
+    prelude = (*(grad if not data else ()),
                *norm_lets, LastWhere(gnorm_out, gnorm),
                Let(finite, IsFinite(gnorm)), Let(small, finite & (gnorm <= gtol)),
                Let(check, sp.Eq(sp.Mod(T, check_every), 0)))
 
     # every check_every steps: f(θ_t) and the stall test (progress: f drops by more than its rounding,
     # or ‖∇f‖ shrinks), as the lane engine does them
-    vreps, vreduced = cse([expr])
     f, drop, f_thr, g_thr = (_s(n, real=True) for n in ("_f", "_drop", "_f_thr", "_g_thr"))
     f_bad, progress, since_next = _s("_f_bad"), _s("_progress"), _s("_since_next", integer=True)
     stall_check = Checkpoint(
         where=check,
-        items=(*(Let(c, e, printed_order=True) for c, e in vreps), Let(f, vreduced[0], printed_order=True),
+        items=(*_mean([f], [expr], data),
                Let(f_bad, sp.Not(IsFinite(f))),
                Let(drop, sp.Float(4.0 * _EPS) * sp.Abs(best)), Let(f_thr, best - drop),
                Let(g_thr, best_g * sp.Float(1.0 - 1e-9)),
@@ -109,6 +117,7 @@ def gd_kernel(expr: sp.Expr, params: tuple, gradient: list) -> StepKernel:
     return StepKernel(
         label="gd_generic", params=tuple(params), next_params=tuple(nxt), lane_inputs=(eta,),
         constants=(max_steps, gtol, patience, check_every), calls=(), prelude=prelude, body=body,
+        data=tuple(data), row_means=grad if data else (),
         stop=StopRule(before=((at_floor > 0, 0), (sp.Not(finite), 2), (small, 0), stall_check,
                               (T >= max_steps, 3)),
                       after=((diverged, 2),)),

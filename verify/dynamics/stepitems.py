@@ -76,6 +76,21 @@ class Call:
 
 
 @dataclass(frozen=True)
+class RowMean:
+    """``names[j] = (1/n) Σᵢ exprs[j](θ, zᵢ)`` over the rows zᵢ of the data array ``Z`` (the kernel's
+    ``data`` symbols bound to one row), summed in row order from 0.0 and divided by n — the order of
+    :func:`verify.dynamics.generic._mean_into`, so a full-batch gradient rounds as there (for n = 1
+    the sum starts at −0.0, which adds exactly, as that function takes the single row as is).
+    ``lets``: per-row intermediates before ``exprs`` (the common subexpressions). In
+    :attr:`StepKernel.row_means` (at θ_t, before the step: a loop over rows around the vectorised loop
+    over slots) or in a :class:`Checkpoint`'s items (the scalar pass)."""
+    names: tuple
+    exprs: tuple
+    lets: tuple = ()
+    printed_order: bool = False
+
+
+@dataclass(frozen=True)
 class FirstWhere:
     """Index of the first step where ``where`` holds (−1 if none); ``values``: (name, expr) recorded
     at that step (NaN if none)."""
@@ -180,6 +195,8 @@ class StepKernel:
     # Only Let, FirstWhere, MaxWhere, MinWhere and LastWhere: a checkpoint's lane visits its step twice,
     # and these record the same thing twice.
     prelude: tuple = ()
+    data: tuple = ()  # the symbols of one data row: the engine takes the rows as an array Z after I
+    row_means: tuple = ()  # RowMean at θ_t (in the parameters, lane inputs and data), before the prelude
     lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
     finals: tuple = ()  # Let in the final θ: extra outputs
     int_outputs: tuple = ("outcome", "steps")

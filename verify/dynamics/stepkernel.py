@@ -62,8 +62,8 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from .stepitems import (T, Call, Checkpoint, CountWhere, FirstWhere, IsFinite, IsNaN, LastWhere,  # noqa: F401
-                        Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, State, StepKernel, StopRule,
-                        composite_gd_step)
+                        Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RowMean, State, StepKernel,
+                        StopRule, composite_gd_step)
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
@@ -167,7 +167,8 @@ class _Builder:
         self.k = k
         self.fr: dict = {}  # F rows (floats)
         self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
-        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls))
+        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls),
+                          *(q for m in k.row_means for q in m.names))
         for q in self.lane_rows:
             self.frow(q)
         self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
@@ -260,11 +261,15 @@ class _Builder:
                       f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
         snames = {T: "N[2, b]", **{s: f"c_{s.name}" for s in self.k.constants}, **self.state_rows}
         snames.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
-        lets = [i for i in item.items if isinstance(i, Let)]
-        own = {i.name for i in lets}
+        own = {i.name for i in item.items if isinstance(i, Let)}
+        own |= {q for i in item.items if isinstance(i, RowMean) for q in (*i.names, *(c.name for c in i.lets))}
+        own |= set(self.k.data)
         free = set()
         for i in item.items:
-            free |= sp.sympify(i.expr if isinstance(i, Let) else i.next).free_symbols
+            exprs = ([i.expr] if isinstance(i, Let) else [i.next] if isinstance(i, State)
+                     else [*i.exprs, *(c.expr for c in i.lets)])
+            for e in exprs:
+                free |= sp.sympify(e).free_symbols
         for c, _ in item.stop:
             free |= sp.sympify(c).free_symbols
         for q in sorted(free - own - set(snames), key=lambda q: q.name):  # prelude quantities: stashed
@@ -280,6 +285,9 @@ class _Builder:
                 snames[i.name] = f"s_{i.name.name}"
             elif isinstance(i, State):
                 code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
+            elif isinstance(i, RowMean):
+                code += ["    " + line for line in self.row_mean(i, snames, vector=False)]
+                snames.update({q: f"s_{q.name}" for q in i.names})
             else:
                 raise TypeError(f"step kernel: {i!r} cannot be a checkpoint item")
         for n, (c, o) in enumerate(item.stop):
@@ -374,6 +382,22 @@ class _Builder:
             self.stores_f[name.name] = (f"(F[{r}, b] if N[{self.nr[item.count]}, b] > 0 else np.nan)"
                                         if item.count is not None else f"F[{r}, b]")
 
+    def row_mean(self, m: RowMean, names: dict, vector: bool) -> list[str]:
+        """The loop over the data rows accumulating ``m`` in ``_mean_into``'s order: into the F rows of
+        every slot, the slot loop innermost (``vector``: vectorised), or into one slot's locals ``s_<name>``
+        (the scalar pass)."""
+        names = {**names, **{z: f"Z[i, {j}]" for j, z in enumerate(self.k.data)}}
+        acc = {q: f"F[{self.fr[q]}, b]" if vector else f"s_{q.name}" for q in m.names}
+        head, ind = (["for b in range(w):"], "    ") if vector else ([], "")
+        lines = head + [f"{ind}{acc[q]} = 0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" for q in m.names]
+        lines += ["for i in range(Z.shape[0]):"] + [f"    {h}" for h in head]
+        for c in m.lets:
+            lines.append(f"    {ind}p_{c.name.name} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
+            names[c.name] = f"p_{c.name.name}"
+        lines += [f"    {ind}{acc[q]} += {self.expr(e, 'row mean', m.printed_order, names)}"
+                  for q, e in zip(m.names, m.exprs)]
+        return lines + head + [f"{ind}{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names]
+
     def load_lines(self) -> list[str]:
         """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
         k, fr = self.k, self.fr
@@ -406,8 +430,9 @@ class _Builder:
 
 
 def kernel_source(k: StepKernel) -> str:
-    """Python source of ``engine(<kernel parameters>, lanes, I, <constants>, out_i, out_f)`` for ``k``:
-    ``I[j, i]`` the initial θ_j then the lane inputs of lane i; outputs in rows of ``out_i`` / ``out_f``
+    """Python source of ``engine(<kernel parameters>, lanes, I, [Z,] <constants>, out_i, out_f)`` for ``k``:
+    ``I[j, i]`` the initial θ_j then the lane inputs of lane i; ``Z`` (rows × ``len(k.data)``) the data
+    rows of the row means, when ``k.data`` is declared; outputs in rows of ``out_i`` / ``out_f``
     (in the order of ``k.int_outputs`` / ``k.float_outputs``), column i. A kernel ``name`` of the calls
     is the module-level function ``k_name`` (bound by the generated module, :func:`compile_source`), its
     parameter array the argument ``k_name_p``."""
@@ -445,6 +470,10 @@ def kernel_source(k: StepKernel) -> str:
     pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
+    pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs)}
+    pnames.update({s: f"c_{s.name}" for s in k.constants})
+    means = [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
+    zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
     loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()]
     zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
@@ -454,7 +483,7 @@ def kernel_source(k: StepKernel) -> str:
     body = bld.body
     return f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def engine({kargs}lanes, I, {cargs}out_i, out_f):
+def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     n = lanes.shape[0]
     w = min({_WIDTH}, n)
     # per-slot state, structure of arrays: two arrays of fixed width, so that LLVM sees the rows
@@ -472,6 +501,7 @@ def engine({kargs}lanes, I, {cargs}out_i, out_f):
         for _ in range({_CHUNK}):
             for b in range(w):  # the compiled calls of every slot (vectorised)
 {nl.join(calls) if calls else "                pass"}
+{nl.join(means)}
             extra = 0
             for b in range(w):  # the step and its observers: selects, no calls (vectorised)
                 t = N[2, b]
