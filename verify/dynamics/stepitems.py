@@ -88,6 +88,7 @@ class RowMean:
     exprs: tuple
     lets: tuple = ()
     printed_order: bool = False
+    mean: bool = True  # False: the plain sum from 0.0 (a kernel that divides by n itself, or not at all)
 
 
 @dataclass(frozen=True)

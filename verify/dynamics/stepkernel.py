@@ -389,13 +389,16 @@ class _Builder:
         names = {**names, **{z: f"Z[i, {j}]" for j, z in enumerate(self.k.data)}}
         acc = {q: f"F[{self.fr[q]}, b]" if vector else f"s_{q.name}" for q in m.names}
         head, ind = (["for b in range(w):"], "    ") if vector else ([], "")
-        lines = head + [f"{ind}{acc[q]} = 0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" for q in m.names]
+        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        lines = head + [f"{ind}{acc[q]} = {start}" for q in m.names]
         lines += ["for i in range(Z.shape[0]):"] + [f"    {h}" for h in head]
         for c in m.lets:
             lines.append(f"    {ind}p_{c.name.name} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
             names[c.name] = f"p_{c.name.name}"
         lines += [f"    {ind}{acc[q]} += {self.expr(e, 'row mean', m.printed_order, names)}"
                   for q, e in zip(m.names, m.exprs)]
+        if not m.mean:
+            return lines
         return lines + head + [f"{ind}{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names]
 
     def load_lines(self) -> list[str]:
