@@ -38,7 +38,7 @@ import sympy as sp
 
 from ..kernelcache import compiled_module, template_globals, template_source
 from .outcomes import _HUGE, Outcome
-from .stepkernel import SympyOrderPrinter
+from .stepprint import SympyOrderPrinter
 
 _EPS = 2.0**-52
 

@@ -59,100 +59,16 @@ from typing import Any, Callable
 import numba
 import numpy as np
 import sympy as sp
-from sympy.printing.pycode import PythonCodePrinter
 
 from .stepitems import (T, Call, Checkpoint, CountWhere, FirstWhere, IsFinite, IsNaN, LastWhere,  # noqa: F401
                         Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RowMean, State, StepKernel,
                         StopRule, composite_gd_step)
+from .stepprint import StepPrinter, SympyOrderPrinter, check_rounding, lit  # noqa: F401
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
-
-
-# ----------------------------------------------------------------------------- printing
-class _StepPrinter(PythonCodePrinter):
-    """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
-    branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
-
-    def __init__(self, names: dict):
-        super().__init__({"fully_qualified_modules": True})
-        self.names = names
-
-    def _print_Symbol(self, expr):
-        if expr not in self.names:
-            raise ValueError(f"step kernel: {expr} is not a declared name here")
-        return self.names[expr]
-
-    def _print_Pow(self, expr, rational=False):
-        if expr.exp == 2:
-            return f"({self._print(expr.base)}*{self._print(expr.base)})"
-        return super()._print_Pow(expr, rational)
-
-    def _print_Float(self, expr):
-        return _lit(expr)
-
-    def _print_And(self, expr):
-        return "(" + " & ".join(self._print(a) for a in expr.args) + ")"
-
-    def _print_Or(self, expr):
-        return "(" + " | ".join(self._print(a) for a in expr.args) + ")"
-
-    def _print_Not(self, expr):
-        return f"(not {self._print(expr.args[0])})"
-
-    def _print_BooleanTrue(self, expr):
-        return "True"
-
-    def _print_BooleanFalse(self, expr):
-        return "False"
-
-    def _print_IsFinite(self, expr):
-        return f"(abs({self._print(expr.args[0])}) < np.inf)"
-
-    def _print_IsNaN(self, expr):
-        return f"({self._print(expr.args[0])} != {self._print(expr.args[0])})"
-
-    def _print_MaxOf(self, expr):
-        return f"max({self._print(expr.args[0])}, {self._print(expr.args[1])})"
-
-    def _print_MinOf(self, expr):
-        return f"min({self._print(expr.args[0])}, {self._print(expr.args[1])})"
-
-
-class SympyOrderPrinter(PythonCodePrinter):
-    """sympy's own Python printing (operand order, ``x**2``, floats as sympy writes them) with the
-    symbols renamed: the printer of an objective's generated code (:mod:`.generic`) and of a
-    ``printed_order`` :class:`Let`, so that both print one expression into the same operations.
-    ``strict``: a symbol not in ``names`` is an error (else printed as its name)."""
-
-    def __init__(self, names: dict, strict: bool = True):
-        super().__init__({"fully_qualified_modules": True})
-        self.names, self.strict = names, strict
-
-    def _print_Symbol(self, expr):
-        if expr in self.names:
-            return self.names[expr]
-        if self.strict:
-            raise ValueError(f"step kernel: {expr} is not a declared name here")
-        return super()._print_Symbol(expr)
-
-
-def _lit(v) -> str:
-    """A float literal of the generated source (exact: repr round-trips)."""
-    v = float(v)
-    return "np.nan" if math.isnan(v) else ("np.inf" if v == math.inf else "-np.inf" if v == -math.inf else repr(v))
-
-
-def _check_rounding(expr: Any, where: str) -> None:
-    """At most two operands (besides a sign) per sum or product: their order is then immaterial."""
-    for node in sp.preorder_traversal(sp.sympify(expr)):
-        if isinstance(node, (sp.Add, sp.Mul)):
-            ops = [a for a in node.args if a != -1]
-            if len(ops) > 2:
-                raise ValueError(f"{where}: {node} has {len(ops)} operands; name the partial results "
-                                 "(the rounding of a longer sum or product depends on its order)")
 
 
 # ----------------------------------------------------------------------------- generation
@@ -199,7 +115,7 @@ class _Builder:
             self.stores_i[item.name.name] = row
         else:
             r = self.frow(item.name)
-            self.loads_f.append((r, _lit(item.init)))
+            self.loads_f.append((r, lit(item.init)))
             row = f"F[{r}, b]"
             self.stores_f[item.name.name] = row
         self.state_rows[item.name] = row
@@ -222,8 +138,8 @@ class _Builder:
         names = self.names if names is None else names
         if printed_order:
             return f"({SympyOrderPrinter(names).doprint(sp.sympify(e))})"
-        _check_rounding(e, what)
-        return f"({_StepPrinter(names).doprint(sp.sympify(e))})"
+        check_rounding(e, what)
+        return f"({StepPrinter(names).doprint(sp.sympify(e))})"
 
     def bind(self, s) -> None:
         if s in self.names:
@@ -321,7 +237,7 @@ class _Builder:
 
     def extremum_or_last(self, j, item, tag):
         r = self.frow(item.name)
-        self.loads_f.append((r, _lit(item.init)))
+        self.loads_f.append((r, lit(item.init)))
         self.body.append(f"{_IND}val{j} = {self.expr(item.value, tag)}")
         cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
         if not isinstance(item, LastWhere):
@@ -365,14 +281,14 @@ class _Builder:
                 rs = self.frow(("stash", j, s))
                 self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
                 snames[s] = f"F[{rs}, b]"
-        _check_rounding(item.value, tag)
-        self.scalar += [f"if N[{rf}, b]:", f"    q = {_StepPrinter(snames).doprint(sp.sympify(item.value))}"]
+        check_rounding(item.value, tag)
+        self.scalar += [f"if N[{rf}, b]:", f"    q = {StepPrinter(snames).doprint(sp.sympify(item.value))}"]
         if item.count is not None:
             rc = self.nrow(item.count)
             self.loads_i.append((rc, 0))
             self.scalar.append(f"    N[{rc}, b] += 1")
             self.stores_i[item.count.name] = f"N[{rc}, b]"
-        for which, op, init in (("min", "<", "np.inf"), ("max", ">", _lit(item.max_init))):
+        for which, op, init in (("min", "<", "np.inf"), ("max", ">", lit(item.max_init))):
             name = getattr(item, which)
             if name is None:
                 continue
@@ -408,8 +324,8 @@ class _Builder:
         names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
         names.update({s: f"c_{s.name}" for s in k.constants})
         for c in k.lane_constants:
-            _check_rounding(c.expr, f"lane constant {c.name}")
-            load.append(f"    F[{fr[c.name]}, b] = {_StepPrinter(names).doprint(sp.sympify(c.expr))}")
+            check_rounding(c.expr, f"lane constant {c.name}")
+            load.append(f"    F[{fr[c.name]}, b] = {StepPrinter(names).doprint(sp.sympify(c.expr))}")
         load += [f"    F[{r}, b] = {v}" for r, v in self.loads_f]
         load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
         return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
@@ -417,9 +333,9 @@ class _Builder:
     def store_lines(self) -> list[str]:
         """A finished slot's outputs, with the stop rule's per-outcome overrides."""
         k = self.k
-        final = _StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
+        final = StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
         for c in k.finals:
-            _check_rounding(c.expr, f"final {c.name}")
+            check_rounding(c.expr, f"final {c.name}")
             self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
         store = ["    i = N[0, b]", "    status = N[1, b]"]
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
@@ -427,7 +343,7 @@ class _Builder:
             value = self.stores_f[name]
             for o, oname, v in k.stop.overrides:
                 if oname == name:
-                    value = f"({_lit(v)} if status == {int(o)} else {value})"
+                    value = f"({lit(v)} if status == {int(o)} else {value})"
             store.append(f"    out_f[{j}, i] = {value}")
         return store
 
@@ -553,8 +469,8 @@ def _free(lets) -> set:
 
 def _call_argument(expr, params, fr) -> str:
     """A call's argument, printed in the parameters' rows of slot b."""
-    _check_rounding(expr, "call argument")
-    return _StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
+    check_rounding(expr, "call argument")
+    return StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
 
 
 _COMPILED: dict = {}
