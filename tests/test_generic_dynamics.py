@@ -98,10 +98,11 @@ def test_blocked_kernel_is_bit_identical_to_the_lane_by_lane_engine():
 
 
 def test_blocked_kernel_agrees_on_non_finite_gradients_and_values():
-    # a gradient that turns NaN (sqrt of a negative), a value that overflows, a gradient that overflows
+    # a gradient that turns NaN (sqrt of a negative: max() would drop it), a value and gradient that
+    # overflow (two objectives: each costs a cold compile)
     fields = ["outcome", "steps", "at_floor", "theta", "grad_norm"]
     eta = np.linspace(0.05, 3.0, 90)
-    for expr, x0 in ((sp.sqrt(x), 1.0), (sp.exp(x**2), 1.0), (x**4 / 4, 2.0), (1 / x, 1.0)):
+    for expr, x0 in ((sp.sqrt(x), 1.0), (sp.exp(x**2), 1.0)):
         obj = generic.Objective(expr, (x,))
         theta0 = np.full((len(eta), 1), x0)
         a = generic.run(obj, theta0, eta, blocked=False, max_steps=500, gtol=0.0, check_every=3, patience=60)

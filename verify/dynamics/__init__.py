@@ -10,7 +10,7 @@ Modules (one path each; every public name is re-exported here):
   :class:`Lanes` (float64) and :class:`HPLane` (high precision);
 * :mod:`.lanes` — :func:`run`, the float64 engine (numba, numpy fallback; ``parallel`` threads),
   :func:`trajectory`, :func:`normalised_start`;
-* :mod:`.stepitems` / :mod:`.stepkernel` — declared blocked step kernels: a GD map in named
+* :mod:`.stepitems` / :mod:`.stepkernel` / :mod:`.stepprint` — declared blocked step kernels: a GD map in named
   intermediates (compiled calls such as ℓ', the chain rule of a composite objective), per-step
   observers, carried state, a prelude and scalar checkpoints before the stop rule, generated
   as numba source; lanes in structure-of-arrays blocks, the loop over lanes vectorised (SIMD), every
