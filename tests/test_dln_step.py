@@ -18,5 +18,6 @@ def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel():
         assert np.array_equal(got["status"], ref.status)
         assert np.array_equal(got["steps"], ref.steps)
         for name, want in (("u", ref.u), ("v", ref.v), ("final_loss", ref.final_loss),
-                           ("max_abs_s", ref.max_abs_s)):
+                           ("max_abs_s", ref.max_abs_s), ("sum_s2", ref.sum_s2),
+                           ("sum_grad_curv", ref.sum_grad_curv)):
             assert np.array_equal(got[name], want, equal_nan=True), name

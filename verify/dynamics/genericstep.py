@@ -5,8 +5,9 @@ The generic engine's GD (:func:`verify.dynamics.generic._engine`, one lane at a 
 the blocked SIMD loop the ℓ(xy) engine uses (:mod:`.lxy`) — one generator for every blocked kernel:
 
 * prelude, at θ_t for every running lane: the gradient g = ∇f(θ_t) (the objective's own CSE'd sympy
-  gradient, printed as the lane-by-lane engine prints it, so both round alike), ‖g‖_∞ as the running
-  NaN-sticky maximum of that engine, recorded as the lane's last gradient norm;
+  gradient, printed as the lane-by-lane engine prints it, so both round alike; for an objective that
+  is a mean over data rows, a :class:`~.stepitems.RowMean` summing the rows in that engine's order),
+  ‖g‖_∞ as the running NaN-sticky maximum of that engine, recorded as the lane's last gradient norm;
 * before-rules in the lane engine's order: the previous step fell below the float64 floor
   (CONVERGED, ``at_floor``: the norm just recorded is that at the new point), ‖g‖ not finite
   (DIVERGED), ‖g‖_∞ ≤ gtol (CONVERGED), every ``check_every`` steps a :class:`~.stepitems.Checkpoint`
