@@ -160,8 +160,10 @@ class RareReduction:
 class Checkpoint:
     """A before-rule decided by scalar code: at the steps where ``where`` holds (and no earlier before-rule
     stopped the lane), the lane does not step in the vector loop; the scalar pass evaluates ``items``
-    (:class:`Let` — e.g. the objective's value, :class:`State` updates) for it and then ``stop``
-    ((condition, outcome), the first that holds wins). If none holds, the checkpoint has passed for this
+    (:class:`Let`, :class:`RowMean` — e.g. the objective's value —, :class:`State` updates, in order: a
+    State is written where it stands, so declare it after the items that read its old value) for it and
+    then ``stop`` ((condition, outcome), the first that holds wins; conditions may read the items).
+    Quantities of the prelude it reads are stashed by the vector loop. If none holds, the checkpoint has passed for this
     step and the lane steps in the next sweep (the before-rules after the checkpoint still apply). For
     costly, rare checks — a value and stall test every ``check_every`` steps — that the vector loop
     should not pay on every step."""
