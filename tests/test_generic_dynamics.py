@@ -95,3 +95,47 @@ def test_blocked_kernel_is_bit_identical_to_the_lane_by_lane_engine():
             assert len(set(a.outcome)) >= 2
             for f in fields:
                 assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (obj.expr, kw, f)
+
+
+def test_blocked_kernel_agrees_on_non_finite_gradients_and_values():
+    # a gradient that turns NaN (sqrt of a negative: max() would drop it), a value and gradient that
+    # overflow (two objectives: each costs a cold compile)
+    fields = ["outcome", "steps", "at_floor", "theta", "grad_norm"]
+    eta = np.linspace(0.05, 3.0, 90)
+    for expr, x0 in ((sp.sqrt(x), 1.0), (sp.exp(x**2), 1.0)):
+        obj = generic.Objective(expr, (x,))
+        theta0 = np.full((len(eta), 1), x0)
+        a = generic.run(obj, theta0, eta, blocked=False, max_steps=500, gtol=0.0, check_every=3, patience=60)
+        b = generic.run(obj, theta0, eta, blocked=True, max_steps=500, gtol=0.0, check_every=3, patience=60)
+        for f in fields:
+            assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (expr, f)
+
+
+def test_the_generic_gd_is_a_declared_step_kernel():
+    from verify.dynamics.stepkernel import Checkpoint, StepKernel
+
+    k = generic.Objective(x**2 / 2, (x,)).step_kernel
+    assert isinstance(k, StepKernel) and any(isinstance(r, Checkpoint) for r in k.stop.before)
+
+
+def test_blocked_kernel_with_data_rows_is_bit_identical():
+    # full-batch GD on a mean over data rows (even2023's diagonal linear network, n = 5, d = 3, and a
+    # single-row objective): the per-row gradients are summed in _mean_into's order
+    rng = np.random.default_rng(1)
+    d, n = 3, 5
+    u, v, xs = sp.symbols(f"u0:{d}", real=True), sp.symbols(f"v0:{d}", real=True), sp.symbols(f"x0:{d}", real=True)
+    t = sp.Symbol("t", real=True)
+    residual = sum(u[j] * v[j] * xs[j] for j in range(d)) - t
+    obj = generic.Objective(residual**2 / 2, (*u, *v), (*xs, t), name="dln")
+    X = rng.normal(size=(n, d))
+    data = np.c_[X, X @ np.array([1.0, -0.5, 0.0])]
+    gammas = np.geomspace(0.05, 3.0, 100)
+    theta0 = np.r_[np.full(d, 0.3), np.zeros(d)] + 0.01
+    fields = ["outcome", "steps", "at_floor", "theta", "value", "grad_norm", "final_sharpness"]
+    for rows, kw in ((data, dict(max_steps=4000, gtol=0.0, patience=300, check_every=7)),
+                     (data[:1], dict(max_steps=2000, gtol=1e-11))):
+        a = generic.run(obj, theta0, gammas, data=rows, blocked=False, **kw)
+        b = generic.run(obj, theta0, gammas, data=rows, **kw)  # blocked by default
+        assert len(set(a.outcome)) >= 2
+        for f in fields:
+            assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (len(rows), f)

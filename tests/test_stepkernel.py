@@ -150,3 +150,64 @@ def test_undeclared_and_twice_declared_names_are_refused():
         kernel_source(_kernel(body=(Let(s, x * D),)))
     with pytest.raises(ValueError, match="declared twice"):
         kernel_source(_kernel(body=(Let(s, x * y), Let(s, x))))
+
+
+def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
+    from verify.dynamics.stepkernel import Checkpoint, RowMean, State
+
+    z, g, a, glast, e, dz, fm, moves = sp.symbols("z g a glast e dz fm moves", real=True)
+    every, cnt = sp.symbols("every cnt", integer=True)
+    k = StepKernel(
+        params=(x,), next_params=(xn,), lane_inputs=(eta,), constants=(steps_max, every), calls=(),
+        data=(z,), row_means=(RowMean((g,), (x - z,)),),
+        prelude=(Let(a, sp.Abs(g)), LastWhere(glast, g)),
+        body=(Let(e, eta * g), Let(xn, x - e), State(moves, 0.0, moves + sp.Abs(e))),
+        stop=StopRule(before=((T >= steps_max, 3),
+                              Checkpoint(sp.Eq(sp.Mod(T, every), 0),
+                                         (RowMean((fm,), (dz**2,), (Let(dz, x - z),)), State(cnt, 0, cnt + 1)),
+                                         ((fm > 1e6, 2),))),
+                      after=((sp.Abs(e) <= 1e-14, 0),)),
+        int_outputs=("outcome", "steps", "cnt"), float_outputs=("x", "moves", "glast"), label="test_checkpoint")
+
+    def plain(x, e, Z, steps_max, every):
+        t, cnt, moves = 0, 0, 0.0
+        while True:
+            g = 0.0 if len(Z) > 1 else -0.0
+            for zi in Z:
+                g += x - zi
+            g = g / len(Z)
+            glast = g
+            if t >= steps_max:
+                return [3, t, cnt], [x, moves, glast]
+            if t % every == 0:
+                fm = 0.0 if len(Z) > 1 else -0.0
+                for zi in Z:
+                    fm += (x - zi) * (x - zi)
+                fm = fm / len(Z)
+                cnt += 1
+                if fm > 1e6:
+                    return [2, t, cnt], [x, moves, glast]
+            step = e * g
+            x, moves, t = x - step, moves + abs(step), t + 1
+            if abs(step) <= 1e-14:
+                return [0, t, cnt], [x, moves, glast]
+
+    rng = np.random.default_rng(5)
+    n = 130
+    x0, e0 = rng.uniform(-3, 3, n), rng.uniform(0.1, 2.3, n)
+    engine = compiled_engine(k)
+    for Z in (rng.normal(size=(4, 1)), np.array([[0.5]])):
+        out_i, out_f = np.zeros((3, n), np.int64), np.zeros((3, n))
+        engine(np.arange(n), np.stack([x0, e0]), Z, 400, 3, out_i, out_f)
+        outcomes = set()
+        for i in range(n):
+            ints, floats = plain(float(x0[i]), float(e0[i]), Z[:, 0].tolist(), 400, 3)
+            outcomes.add(ints[0])
+            assert out_i[:, i].tolist() == ints, (i, len(Z))
+            assert np.array_equal(out_f[:, i].view(np.int64), np.array(floats).view(np.int64)), (i, len(Z))
+        assert {0, 2, 3} <= outcomes
+
+
+def test_a_prelude_observer_must_be_idempotent():
+    with pytest.raises(TypeError, match="cannot be a prelude item"):
+        kernel_source(_kernel(prelude=(CountWhere(count, x > 0),)))

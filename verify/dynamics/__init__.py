@@ -10,8 +10,9 @@ Modules (one path each; every public name is re-exported here):
   :class:`Lanes` (float64) and :class:`HPLane` (high precision);
 * :mod:`.lanes` — :func:`run`, the float64 engine (numba, numpy fallback; ``parallel`` threads),
   :func:`trajectory`, :func:`normalised_start`;
-* :mod:`.stepkernel` — declared blocked step kernels: a GD map in named intermediates (compiled calls
-  such as ℓ', the chain rule of a composite objective), per-step observers and a stop rule, generated
+* :mod:`.stepitems` / :mod:`.stepkernel` / :mod:`.stepprint` — declared blocked step kernels: a GD map in named
+  intermediates (compiled calls such as ℓ', the chain rule of a composite objective), per-step
+  observers, carried state, a prelude and scalar checkpoints before the stop rule, generated
   as numba source; lanes in structure-of-arrays blocks, the loop over lanes vectorised (SIMD), every
   lane bit-identical to a lone scalar loop;
 * :mod:`.lxy` — GD on ℓ(xy) declared with it: the map (eq. (2)), t̄, bounces, t₀ (def. 7), the D
@@ -21,8 +22,8 @@ Modules (one path each; every public name is re-exported here):
 * :mod:`.highprec` — :func:`run_hp` (arb, or mpmath) at ≥ 30 digits, :func:`naive_mpmath_gd`,
   :func:`cross_check` / :class:`CrossCheck`;
 * :mod:`.generic` — GD / minibatch SGD on any sympy objective in named parameters (``generic.run``,
-  ``generic.Objective``, ``generic.cross_check``): the engine a new model uses; :mod:`.genericblocks`
-  generates its blocked SIMD GD kernel from the sympy gradient;
+  ``generic.Objective``, ``generic.cross_check``): the engine a new model uses; :mod:`.genericstep`
+  declares its full-batch GD as a step kernel (the sympy gradient, the float64-floor and stall rules);
 * :mod:`.benchmarks` — ``dynamics.float64_lanes``, ``dynamics.high_precision``, ``dynamics.generic_lanes``
   (``scale.lanes_two_threads`` in :mod:`verify.scaling`).
 """

@@ -3,8 +3,10 @@
 An :class:`Objective` is f(θ) = e(θ) or, with data, the mean f(θ) = (1/n) Σᵢ e(θ, zᵢ) over the rows
 zᵢ of a data array. Its gradient and Hessian are derived by sympy, common subexpressions shared
 (``sympy.cse``), printed as Python on ``math`` and compiled with numba — nothing is hand-written per
-objective. Full-batch GD without data rows or sharpness records runs in a blocked SIMD kernel
-generated the same way (:mod:`.genericblocks`; same results bit for bit, several times faster). :func:`run` advances many *lanes* (θ₀, η, seed), each independently of the others:
+objective. Full-batch GD (with or without data rows) without sharpness records runs in the blocked SIMD loop of
+every declared step kernel (:mod:`.genericstep` declares it, :mod:`.stepkernel` generates it; same
+results bit for bit, several times faster). :func:`run` advances many *lanes* (θ₀, η, seed), each
+independently of the others:
 
     θ_{t+1} = θ_t − η ∇f_B(θ_t)      (B = all rows for GD; b rows drawn with replacement for SGD)
 
@@ -33,25 +35,19 @@ import mpmath
 import numba
 import numpy as np
 import sympy as sp
-from sympy.printing.pycode import PythonCodePrinter
 
 from ..kernelcache import compiled_module, template_globals, template_source
 from .outcomes import _HUGE, Outcome
+from .stepprint import SympyOrderPrinter
 
 _EPS = 2.0**-52
 
 
-class _VectorPrinter(PythonCodePrinter):
-    """Parameters print as ``w[i]``, data symbols as ``z[j]``."""
-
-    def __init__(self, names: dict):
-        super().__init__({"fully_qualified_modules": True})
-        self.names = names
-
-    def _print_Symbol(self, expr):
-        if expr in self.names:
-            return self.names[expr]
-        return super()._print_Symbol(expr)
+def objective_cse(exprs: Sequence[sp.Expr]) -> tuple[list, list]:
+    """sympy's common subexpressions of ``exprs`` named ``_c0, _c1, …``: the names enter sympy's operand
+    order, hence the rounding, so the generated objective code and the step kernel of its GD
+    (:mod:`.genericstep`) both take them from here."""
+    return sp.cse(list(exprs), symbols=sp.numbered_symbols("_c"))
 
 
 def _vector_source(exprs: Sequence[sp.Expr], params, data, label: str) -> str:
@@ -59,8 +55,8 @@ def _vector_source(exprs: Sequence[sp.Expr], params, data, label: str) -> str:
     shared between the entries)."""
     names = {p: f"w[{i}]" for i, p in enumerate(params)}
     names.update({q: f"z[{j}]" for j, q in enumerate(data)})
-    reps, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols("_c"))
-    printer = _VectorPrinter(names)
+    reps, reduced = objective_cse(exprs)
+    printer = SympyOrderPrinter(names, strict=False)  # as a printed_order Let of a step kernel prints
     lines = ["@numba.njit(cache=True)", f"def {label}(w, z, out):"]
     lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in reps]
     lines += [f"    out[{k}] = {printer.doprint(e)}" for k, e in enumerate(reduced)]
@@ -117,11 +113,18 @@ class Objective:
         return m.value, m.gradient, m.hessian
 
     @cached_property
-    def blocked_kernel(self) -> Callable:
-        """The blocked SIMD GD kernel generated from the gradient (:mod:`.genericblocks`)."""
-        from .genericblocks import blocked_engine
+    def step_kernel(self):
+        """Full-batch GD on this objective declared as a step kernel (:mod:`.genericstep`)."""
+        from .genericstep import gd_kernel
 
-        return blocked_engine(self.gradient, self.params, self.module)
+        return gd_kernel(self.expr, self.params, self.gradient, self.data)
+
+    @cached_property
+    def blocked_kernel(self) -> Callable:
+        """The blocked SIMD GD engine generated from :attr:`step_kernel` (:mod:`.stepkernel`)."""
+        from .stepkernel import compiled_engine
+
+        return compiled_engine(self.step_kernel)
 
     @cached_property
     def mpmath_functions(self) -> tuple[Callable, Callable]:
@@ -188,8 +191,10 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
             if full:
                 _mean_into(gradient, w, Z, all_rows, n, g, gacc)  # noqa: F821 (template)
                 gnorm = 0.0
-                for j in range(d):
-                    gnorm = max(gnorm, abs(gacc[j]))
+                for j in range(d):  # NaN-sticky: max() would drop a NaN component and call it converged
+                    a = abs(gacc[j])
+                    if a > gnorm or a != a:
+                        gnorm = a
                 if not math.isfinite(gnorm):
                     status = 2
                     break
@@ -233,7 +238,9 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
                 _mean_into(gradient, w, Z, all_rows, n, g, gacc)  # noqa: F821 (template)
                 gnorm = 0.0
                 for j in range(d):
-                    gnorm = max(gnorm, abs(gacc[j]))
+                    a = abs(gacc[j])
+                    if a > gnorm or a != a:
+                        gnorm = a
                 status, at_floor = 0, 1
                 break
         for j in range(d):
@@ -302,8 +309,8 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     with data symbols; ``seeds``: per-lane SGD seeds (derive them from the check's seed).
     ``record_every``/``records``: the sharpness is recorded at t = 0, record_every, … (``records``
     values at most). ``check_every``: SGD evaluates the full f and ∇f every that many steps.
-    ``blocked``: use the blocked SIMD kernel (:mod:`.genericblocks`; default: whenever it applies,
-    full-batch GD without data rows or records; results bit-identical to the lane-by-lane engine).
+    ``blocked``: use the blocked SIMD kernel (:mod:`.genericstep`; default: whenever it applies,
+    full-batch GD without sharpness records; results bit-identical to the lane-by-lane engine).
     """
     theta0 = np.atleast_2d(np.asarray(theta0, float))
     eta = np.atleast_1d(np.asarray(eta, float))
@@ -323,12 +330,16 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     out_f = np.zeros((lanes, 3))
     sharp = np.full((lanes, max(n_rec, 1)), np.nan)
     m = objective.module
-    if blocked is None:  # the blocked SIMD kernel covers full-batch GD without data or records
-        blocked = not objective.data and not (0 < batch < len(Z)) and n_rec == 0
+    if blocked is None:  # the blocked SIMD kernel covers full-batch GD without sharpness records
+        blocked = not (0 < batch < len(Z)) and n_rec == 0
     if blocked:
-        kernel = objective.blocked_kernel
-        kernel(np.arange(lanes), theta0, eta, Z, np.arange(len(Z)), int(max_steps),
-               float(gtol), int(patience), int(check_every), W, out_i, out_f)
+        ints, floats = np.zeros((3, lanes), np.int64), np.zeros((objective.dim + 1, lanes))
+        rows = (Z,) if objective.data else ()
+        objective.blocked_kernel(np.arange(lanes), np.vstack([theta0.T, eta]), *rows, int(max_steps),
+                                 float(gtol), int(patience), int(check_every), ints, floats)
+        W[:] = floats[:-1].T
+        out_i[:] = ints.T
+        out_f[:, 1] = floats[-1]
         m._finish(W, Z, out_i, out_f)
     else:
         m._engine(theta0, eta, Z, int(batch), seeds, int(max_steps), float(gtol),

@@ -10,6 +10,9 @@ A :class:`StepKernel` declares, as sympy expressions, everything one step of a l
   :class:`LogProduct` (log of a running product, flushed with compensated summation) and
   :class:`RareReduction` (count/min/max of a value too costly for the vector loop — a ``log``, a
   ``pow`` — computed in a scalar pass over the flagged lanes only);
+* carried lane :class:`State` (a value at the current step and its next value), a *prelude* of
+  intermediates and observers at θ_t that the before-rules may read (a gradient and its norm), and
+  :class:`Checkpoint` before-rules decided in the scalar pass (a value and stall test every k steps);
 * the :class:`StopRule`: outcomes decided before the step (budget, a fixed point) and after it
   (divergence, convergence), in priority order, plus per-outcome overrides of outputs.
 
@@ -41,7 +44,9 @@ and refilled.
 Rounding is fixed by the declaration: IEEE operations are exact up to one rounding each and commute,
 but sums and products of three or more terms depend on their order, which sympy does not keep; so
 every ``Add``/``Mul`` in a declaration may have at most two operands (besides a sign), and a longer
-product is written as a chain of named intermediates (checked by :func:`kernel_source`). Together with
+product is written as a chain of named intermediates (checked by :func:`kernel_source`) — except in
+a ``printed_order`` :class:`Let`, whose reference code prints the same sympy expression with the same
+printer (:class:`SympyOrderPrinter`: an objective's gradient, :mod:`.genericstep`). Together with
 no fast-math and no FMA contraction this makes each lane's arithmetic that of a lone scalar loop: its
 result never depends on the block width, the other lanes in its block or the number of threads.
 """
@@ -49,192 +54,21 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numba
 import numpy as np
 import sympy as sp
-from sympy.printing.pycode import PythonCodePrinter
+
+from .stepitems import (T, Call, Checkpoint, CountWhere, FirstWhere, IsFinite, IsNaN, LastWhere,  # noqa: F401
+                        Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RowMean, State, StepKernel,
+                        StopRule, composite_gd_step)
+from .stepprint import StepPrinter, SympyOrderPrinter, check_rounding, lit  # noqa: F401
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
-
-T = sp.Symbol("t", integer=True)  # the step index of the lane (the step from θ_t to θ_{t+1})
-
-
-# ----------------------------------------------------------------------------- declarations
-@dataclass(frozen=True)
-class Let:
-    """A named intermediate: ``name = expr`` (a float, integer or boolean expression)."""
-    name: sp.Symbol
-    expr: Any
-
-
-@dataclass(frozen=True)
-class Call:
-    """``name = kernel(arg, kernel_params)``: a compiled scalar kernel passed at run time (e.g. ℓ'),
-    ``arg`` an expression in the parameters; computed in its own vector loop before the step."""
-    name: sp.Symbol
-    kernel: str
-    arg: Any
-
-
-@dataclass(frozen=True)
-class FirstWhere:
-    """Index of the first step where ``where`` holds (−1 if none); ``values``: (name, expr) recorded
-    at that step (NaN if none)."""
-    name: sp.Symbol
-    where: Any
-    values: tuple = ()
-
-
-@dataclass(frozen=True)
-class CountWhere:
-    """Number of steps where ``where`` holds."""
-    name: sp.Symbol
-    where: Any
-
-
-@dataclass(frozen=True)
-class MaxWhere:
-    """Maximum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
-    name: sp.Symbol
-    value: Any
-    where: Any = True
-    init: float = 0.0
-
-
-@dataclass(frozen=True)
-class MinWhere:
-    """Minimum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
-    name: sp.Symbol
-    value: Any
-    where: Any = True
-    init: float = math.inf
-
-
-@dataclass(frozen=True)
-class LastWhere:
-    """``value`` at the last step where ``where`` holds (``init`` if none)."""
-    name: sp.Symbol
-    value: Any
-    where: Any = True
-    init: float = math.nan
-
-
-@dataclass(frozen=True)
-class LogProduct:
-    """Σ_t log(factor_t) over the lane's steps: the factors are multiplied in float64 and the product is
-    flushed into a Kahan-compensated log sum when it falls below 1e-100 and every 1024 steps (a ``log``
-    per flush, in the scalar pass) and once more at the end."""
-    name: sp.Symbol
-    factor: Any
-
-
-@dataclass(frozen=True)
-class RareReduction:
-    """Count / min / max of ``value`` over the steps where ``where`` holds, the value computed in the
-    scalar pass (for a ``log`` or ``pow`` the vector loop should not pay on every step). Min and max
-    are NaN when no step counted, if ``count`` is declared (else ±inf as initialised)."""
-    value: Any
-    where: Any
-    count: sp.Symbol | None = None
-    min: sp.Symbol | None = None
-    max: sp.Symbol | None = None
-    max_init: float = -math.inf
-
-
-@dataclass(frozen=True)
-class StopRule:
-    """``before``: (condition on θ_t and t, outcome) — the lane stops without stepping; ``after``:
-    (condition on the step just taken, outcome) — the lane stops at θ_{t+1}; the first that holds wins.
-    ``overrides``: (outcome, output name, value) — an output's value when the lane stopped so."""
-    before: tuple
-    after: tuple
-    overrides: tuple = ()
-
-
-@dataclass(frozen=True)
-class StepKernel:
-    """One declared blocked GD kernel (see the module docstring)."""
-    params: tuple
-    next_params: tuple  # the intermediates holding θ_{t+1}, in the order of params
-    lane_inputs: tuple  # per-lane floats beside θ₀ (η, ...)
-    constants: tuple  # run-wide scalars: arguments of the generated engine, in this order
-    calls: tuple
-    body: tuple  # Let and observers, in evaluation order
-    stop: StopRule
-    lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
-    finals: tuple = ()  # Let in the final θ: extra outputs
-    int_outputs: tuple = ("outcome", "steps")
-    float_outputs: tuple = ()
-    label: str = "step_kernel"
-
-
-def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: sp.Symbol,
-                      step: sp.Symbol, nexts: Sequence[sp.Symbol]) -> tuple[Let, ...]:
-    """GD on f = ℓ(u(θ)) by the chain rule: ``step = η ℓ'(u)`` (``dl`` the call giving ℓ'(u)), then
-    θ_j' = θ_j − step · ∂u/∂θ_j (for ℓ(xy): x − ηℓ'(xy) y, y − ηℓ'(xy) x, Ahn et al. 2023 eq. (2))."""
-    lets = [Let(step, eta * dl)]
-    lets += [Let(n, p - step * sp.diff(u, p)) for p, n in zip(params, nexts)]
-    return tuple(lets)
-
-
-# ----------------------------------------------------------------------------- printing
-class _StepPrinter(PythonCodePrinter):
-    """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
-    branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
-
-    def __init__(self, names: dict):
-        super().__init__({"fully_qualified_modules": True})
-        self.names = names
-
-    def _print_Symbol(self, expr):
-        if expr not in self.names:
-            raise ValueError(f"step kernel: {expr} is not a declared name here")
-        return self.names[expr]
-
-    def _print_Pow(self, expr, rational=False):
-        if expr.exp == 2:
-            return f"({self._print(expr.base)}*{self._print(expr.base)})"
-        return super()._print_Pow(expr, rational)
-
-    def _print_Float(self, expr):
-        return _lit(expr)
-
-    def _print_And(self, expr):
-        return "(" + " & ".join(self._print(a) for a in expr.args) + ")"
-
-    def _print_Or(self, expr):
-        return "(" + " | ".join(self._print(a) for a in expr.args) + ")"
-
-    def _print_Not(self, expr):
-        return f"(not {self._print(expr.args[0])})"
-
-    def _print_BooleanTrue(self, expr):
-        return "True"
-
-    def _print_BooleanFalse(self, expr):
-        return "False"
-
-
-def _lit(v) -> str:
-    """A float literal of the generated source (exact: repr round-trips)."""
-    v = float(v)
-    return "np.nan" if math.isnan(v) else ("np.inf" if v == math.inf else "-np.inf" if v == -math.inf else repr(v))
-
-
-def _check_rounding(expr: Any, where: str) -> None:
-    """At most two operands (besides a sign) per sum or product: their order is then immaterial."""
-    for node in sp.preorder_traversal(sp.sympify(expr)):
-        if isinstance(node, (sp.Add, sp.Mul)):
-            ops = [a for a in node.args if a != -1]
-            if len(ops) > 2:
-                raise ValueError(f"{where}: {node} has {len(ops)} operands; name the partial results "
-                                 "(the rounding of a longer sum or product depends on its order)")
 
 
 # ----------------------------------------------------------------------------- generation
@@ -249,7 +83,8 @@ class _Builder:
         self.k = k
         self.fr: dict = {}  # F rows (floats)
         self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
-        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls))
+        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls),
+                          *(q for m in k.row_means for q in m.names))
         for q in self.lane_rows:
             self.frow(q)
         self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
@@ -262,6 +97,29 @@ class _Builder:
         self.stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
         self.loads_f: list[tuple] = []  # (row, initial value)
         self.loads_i: list[tuple] = []
+        self.gate = "go"  # an observer records when this holds: "act" in the prelude
+        self.count = 0  # numbers the generated temporaries
+        self.state_rows: dict = {}  # State name -> its row, "F[r, b]" or "N[r, b]"
+        checkpoint_items = [i for c in k.stop.before if isinstance(c, Checkpoint) for i in c.items]
+        for item in (*k.prelude, *k.body, *checkpoint_items):
+            if isinstance(item, State):
+                self.state(item)
+
+    def state(self, item: State) -> None:
+        """A State's row, its initial value and its name: its value at the current step (read at the top)."""
+        integer = isinstance(item.init, (int, bool, np.integer))
+        if integer:
+            r = self.nrow(item.name)
+            self.loads_i.append((r, int(item.init)))
+            row = f"N[{r}, b]"
+            self.stores_i[item.name.name] = row
+        else:
+            r = self.frow(item.name)
+            self.loads_f.append((r, lit(item.init)))
+            row = f"F[{r}, b]"
+            self.stores_f[item.name.name] = row
+        self.state_rows[item.name] = row
+        self.bind(item.name)
 
     @staticmethod
     def local(s) -> str:
@@ -275,33 +133,90 @@ class _Builder:
         self.nr[key] = len(self.nr)
         return self.nr[key]
 
-    def expr(self, e, what: str) -> str:
+    def expr(self, e, what: str, printed_order: bool = False, names: dict | None = None) -> str:
         """``e`` in the names in scope, parenthesised (it is an operand of the generated code)."""
-        _check_rounding(e, what)
-        return f"({_StepPrinter(self.names).doprint(sp.sympify(e))})"
+        names = self.names if names is None else names
+        if printed_order:
+            return f"({SympyOrderPrinter(names).doprint(sp.sympify(e))})"
+        check_rounding(e, what)
+        return f"({StepPrinter(names).doprint(sp.sympify(e))})"
 
     def bind(self, s) -> None:
         if s in self.names:
             raise ValueError(f"step kernel: {s} declared twice")
         self.names[s] = self.local(s)
 
-    def emit(self, j: int, item) -> None:
+    def emit(self, item, prelude: bool = False) -> None:
         tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
-        kinds = {Let: self.let, FirstWhere: self.first_where, CountWhere: self.count_where,
-                 MaxWhere: self.extremum_or_last, MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last,
-                 LogProduct: self.log_product, RareReduction: self.rare_reduction}
+        kinds = {Let: self.let, FirstWhere: self.first_where, MaxWhere: self.extremum_or_last,
+                 MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last}
+        if not prelude:  # not idempotent (a checkpoint's step is visited twice), or they step
+            kinds.update({CountWhere: self.count_where, LogProduct: self.log_product,
+                          RareReduction: self.rare_reduction, State: self.state_update})
         if type(item) not in kinds:
-            raise TypeError(f"step kernel: unknown body item {item!r}")
-        kinds[type(item)](j, item, tag)
+            raise TypeError(f"step kernel: {item!r} cannot be a {'prelude' if prelude else 'body'} item")
+        self.count += 1
+        kinds[type(item)](self.count, item, tag)
 
     def let(self, j, item, tag):
-        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag)}")
+        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag, item.printed_order)}")
         self.bind(item.name)
+
+    def state_update(self, j, item, tag):
+        row = self.state_rows[item.name]
+        self.body.append(f"{_IND}{row} = {self.expr(item.next, tag)} if go else {row}")
+
+    def checkpoint(self, j: int, item: Checkpoint, earlier: str) -> str:
+        """The vector loop's test of checkpoint ``j`` (a flag for the scalar pass, which runs its items
+        and stop conditions, or records that it passed at this t) — returns the local that holds it."""
+        rp, rf = self.nrow(("passed", j)), self.nrow(("checkpoint", j))
+        self.loads_i.append((rp, -1))
+        self.flags.append(rf)
+        here = f"v_check{j}"
+        self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
+                      f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
+        snames = {T: "N[2, b]", **{s: f"c_{s.name}" for s in self.k.constants}, **self.state_rows}
+        snames.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
+        own = {i.name for i in item.items if isinstance(i, Let)}
+        own |= {q for i in item.items if isinstance(i, RowMean) for q in (*i.names, *(c.name for c in i.lets))}
+        own |= set(self.k.data)
+        free = set()
+        for i in item.items:
+            exprs = ([i.expr] if isinstance(i, Let) else [i.next] if isinstance(i, State)
+                     else [*i.exprs, *(c.expr for c in i.lets)])
+            for e in exprs:
+                free |= sp.sympify(e).free_symbols
+        for c, _ in item.stop:
+            free |= sp.sympify(c).free_symbols
+        for q in sorted(free - own - set(snames), key=lambda q: q.name):  # prelude quantities: stashed
+            if q not in self.names:
+                raise ValueError(f"step kernel: checkpoint uses {q}, not declared before it")
+            rs = self.frow(("stash", j, q))
+            self.body.append(f"{_IND}F[{rs}, b] = {self.names[q]}")
+            snames[q] = f"F[{rs}, b]"
+        code = [f"if N[{rf}, b]:"]
+        for i in item.items:
+            if isinstance(i, Let):
+                code.append(f"    s_{i.name.name} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
+                snames[i.name] = f"s_{i.name.name}"
+            elif isinstance(i, State):
+                code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
+            elif isinstance(i, RowMean):
+                code += ["    " + line for line in self.row_mean(i, snames, vector=False)]
+                snames.update({q: f"s_{q.name}" for q in i.names})
+            else:
+                raise TypeError(f"step kernel: {i!r} cannot be a checkpoint item")
+        for n, (c, o) in enumerate(item.stop):
+            code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
+                     f"        N[1, b] = {int(o)}"]
+        code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
+        self.scalar += code
+        return here
 
     def first_where(self, j, item, tag):
         r = self.nrow(item.name)
         self.loads_i.append((r, -1))
-        self.body += [f"{_IND}new{j} = go & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
+        self.body += [f"{_IND}new{j} = {self.gate} & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
                       f"{_IND}{self.local(item.name)} = t if new{j} else N[{r}, b]",
                       f"{_IND}N[{r}, b] = {self.local(item.name)}"]
         self.bind(item.name)
@@ -322,9 +237,9 @@ class _Builder:
 
     def extremum_or_last(self, j, item, tag):
         r = self.frow(item.name)
-        self.loads_f.append((r, _lit(item.init)))
+        self.loads_f.append((r, lit(item.init)))
         self.body.append(f"{_IND}val{j} = {self.expr(item.value, tag)}")
-        cond = "go" if item.where is True else f"go & {self.expr(item.where, tag)}"
+        cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
         if not isinstance(item, LastWhere):
             cond += f" & (val{j} {'>' if isinstance(item, MaxWhere) else '<'} F[{r}, b])"
         self.body += [f"{_IND}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]",
@@ -366,14 +281,14 @@ class _Builder:
                 rs = self.frow(("stash", j, s))
                 self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
                 snames[s] = f"F[{rs}, b]"
-        _check_rounding(item.value, tag)
-        self.scalar += [f"if N[{rf}, b]:", f"    q = {_StepPrinter(snames).doprint(sp.sympify(item.value))}"]
+        check_rounding(item.value, tag)
+        self.scalar += [f"if N[{rf}, b]:", f"    q = {StepPrinter(snames).doprint(sp.sympify(item.value))}"]
         if item.count is not None:
             rc = self.nrow(item.count)
             self.loads_i.append((rc, 0))
             self.scalar.append(f"    N[{rc}, b] += 1")
             self.stores_i[item.count.name] = f"N[{rc}, b]"
-        for which, op, init in (("min", "<", "np.inf"), ("max", ">", _lit(item.max_init))):
+        for which, op, init in (("min", "<", "np.inf"), ("max", ">", lit(item.max_init))):
             name = getattr(item, which)
             if name is None:
                 continue
@@ -383,6 +298,25 @@ class _Builder:
             self.stores_f[name.name] = (f"(F[{r}, b] if N[{self.nr[item.count]}, b] > 0 else np.nan)"
                                         if item.count is not None else f"F[{r}, b]")
 
+    def row_mean(self, m: RowMean, names: dict, vector: bool) -> list[str]:
+        """The loop over the data rows accumulating ``m`` in ``_mean_into``'s order: into the F rows of
+        every slot, the slot loop innermost (``vector``: vectorised), or into one slot's locals ``s_<name>``
+        (the scalar pass)."""
+        names = {**names, **{z: f"Z[i, {j}]" for j, z in enumerate(self.k.data)}}
+        acc = {q: f"F[{self.fr[q]}, b]" if vector else f"s_{q.name}" for q in m.names}
+        head, ind = (["for b in range(w):"], "    ") if vector else ([], "")
+        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        lines = head + [f"{ind}{acc[q]} = {start}" for q in m.names]
+        lines += ["for i in range(Z.shape[0]):"] + [f"    {h}" for h in head]
+        for c in m.lets:
+            lines.append(f"    {ind}p_{c.name.name} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
+            names[c.name] = f"p_{c.name.name}"
+        lines += [f"    {ind}{acc[q]} += {self.expr(e, 'row mean', m.printed_order, names)}"
+                  for q, e in zip(m.names, m.exprs)]
+        if not m.mean:
+            return lines
+        return lines + head + [f"{ind}{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names]
+
     def load_lines(self) -> list[str]:
         """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
         k, fr = self.k, self.fr
@@ -390,8 +324,8 @@ class _Builder:
         names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
         names.update({s: f"c_{s.name}" for s in k.constants})
         for c in k.lane_constants:
-            _check_rounding(c.expr, f"lane constant {c.name}")
-            load.append(f"    F[{fr[c.name]}, b] = {_StepPrinter(names).doprint(sp.sympify(c.expr))}")
+            check_rounding(c.expr, f"lane constant {c.name}")
+            load.append(f"    F[{fr[c.name]}, b] = {StepPrinter(names).doprint(sp.sympify(c.expr))}")
         load += [f"    F[{r}, b] = {v}" for r, v in self.loads_f]
         load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
         return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
@@ -399,9 +333,9 @@ class _Builder:
     def store_lines(self) -> list[str]:
         """A finished slot's outputs, with the stop rule's per-outcome overrides."""
         k = self.k
-        final = _StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
+        final = StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
         for c in k.finals:
-            _check_rounding(c.expr, f"final {c.name}")
+            check_rounding(c.expr, f"final {c.name}")
             self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
         store = ["    i = N[0, b]", "    status = N[1, b]"]
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
@@ -409,28 +343,41 @@ class _Builder:
             value = self.stores_f[name]
             for o, oname, v in k.stop.overrides:
                 if oname == name:
-                    value = f"({_lit(v)} if status == {int(o)} else {value})"
+                    value = f"({lit(v)} if status == {int(o)} else {value})"
             store.append(f"    out_f[{j}, i] = {value}")
         return store
 
 
 def kernel_source(k: StepKernel) -> str:
-    """Python source of ``engine(<kernel parameters>, lanes, I, <constants>, out_i, out_f)`` for ``k``:
-    ``I[j, i]`` the initial θ_j then the lane inputs of lane i; outputs in rows of ``out_i`` / ``out_f``
+    """Python source of ``engine(<kernel parameters>, lanes, I, [Z,] <constants>, out_i, out_f)`` for ``k``:
+    ``I[j, i]`` the initial θ_j then the lane inputs of lane i; ``Z`` (rows × ``len(k.data)``) the data
+    rows of the row means, when ``k.data`` is declared; outputs in rows of ``out_i`` / ``out_f``
     (in the order of ``k.int_outputs`` / ``k.float_outputs``), column i. A kernel ``name`` of the calls
     is the module-level function ``k_name`` (bound by the generated module, :func:`compile_source`), its
     parameter array the argument ``k_name_p``."""
     bld = _Builder(k)
     fr, local = bld.fr, bld.local
-    pre = [f"{_IND}v_halt{j} = {bld.expr(c, 'stop.before')}" for j, (c, _) in enumerate(k.stop.before)]
-    go = " & ".join(["act"] + [f"(not v_halt{j})" for j in range(len(k.stop.before))])
-    for j, item in enumerate(k.body):
-        bld.emit(j, item)
+    bld.gate = "act"
+    for item in k.prelude:
+        bld.emit(item, prelude=True)
+    bld.gate = "go"
+    halts, chain = [], []  # the before-rules in priority order; a checkpoint holds its lane at -1
+    for j, rule in enumerate(k.stop.before):
+        earlier = " & ".join(["act"] + [f"(not {h})" for h in halts])
+        if isinstance(rule, Checkpoint):
+            halts.append(bld.checkpoint(j, rule, earlier))
+            chain.append(f"-1 if {halts[-1]}")
+        else:
+            bld.body.append(f"{_IND}v_halt{j} = {bld.expr(rule[0], 'stop.before')}")
+            halts.append(f"v_halt{j}")
+            chain.append(f"{int(rule[1])} if v_halt{j}")
+    bld.body.append(f"{_IND}go = " + " & ".join(["act"] + [f"(not {h})" for h in halts]))
+    for item in k.body:
+        bld.emit(item)
     for q in k.next_params:
         if q not in bld.names:
             raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
     post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
-    chain = [f"{o} if v_halt{j}" for j, (_, o) in enumerate(k.stop.before)]
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
     writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
@@ -442,7 +389,12 @@ def kernel_source(k: StepKernel) -> str:
     pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
+    pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs)}
+    pnames.update({s: f"c_{s.name}" for s in k.constants})
+    means = [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
+    zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
+    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()]
     zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
@@ -450,7 +402,7 @@ def kernel_source(k: StepKernel) -> str:
     body = bld.body
     return f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def engine({kargs}lanes, I, {cargs}out_i, out_f):
+def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     n = lanes.shape[0]
     w = min({_WIDTH}, n)
     # per-slot state, structure of arrays: two arrays of fixed width, so that LLVM sees the rows
@@ -468,13 +420,12 @@ def engine({kargs}lanes, I, {cargs}out_i, out_f):
         for _ in range({_CHUNK}):
             for b in range(w):  # the compiled calls of every slot (vectorised)
 {nl.join(calls) if calls else "                pass"}
+{nl.join(means)}
             extra = 0
             for b in range(w):  # the step and its observers: selects, no calls (vectorised)
                 t = N[2, b]
                 act = N[1, b] == -1
 {nl.join(loads)}
-{nl.join(pre)}
-                go = {go}
 {nl.join(body)}
 {nl.join(post)}
                 status = {status}
@@ -518,8 +469,8 @@ def _free(lets) -> set:
 
 def _call_argument(expr, params, fr) -> str:
     """A call's argument, printed in the parameters' rows of slot b."""
-    _check_rounding(expr, "call argument")
-    return _StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
+    check_rounding(expr, "call argument")
+    return StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
 
 
 _COMPILED: dict = {}

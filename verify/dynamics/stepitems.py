@@ -1,0 +1,217 @@
+"""The declarations of a step kernel (:mod:`.stepkernel`): named intermediates, compiled calls, observers,
+carried lane state, checkpoints and the stop rule, as sympy expressions in named step quantities.
+
+They are data: :mod:`.stepkernel` prints them into one generated numba engine. Kept apart from the
+printer so that a model's declaration (:mod:`.lxy`, :mod:`.genericstep`, ...) reads as a list of
+equations, and so that each module stays one concept.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import sympy as sp
+from sympy.logic.boolalg import BooleanFunction
+
+T = sp.Symbol("t", integer=True)  # the step index of the lane (the step from θ_t to θ_{t+1})
+
+
+# ----------------------------------------------------------------------------- declarations
+@dataclass(frozen=True)
+class Let:
+    """A named intermediate: ``name = expr`` (a float, integer or boolean expression).
+
+    ``printed_order``: ``expr`` may have sums and products of any length, evaluated in the order sympy's
+    Python printer writes them — for expressions derived by sympy (an objective's gradient, its common
+    subexpressions) whose reference code prints the very same expression with the same printer
+    (:func:`verify.dynamics.generic._vector_source`), so both round alike; the printing is then exactly
+    that printer's (``x**2`` stays ``x**2``, floats as sympy writes them)."""
+    name: sp.Symbol
+    expr: Any
+    printed_order: bool = False
+
+
+class MaxOf(sp.Function):
+    """Python's ``max(a, b)`` with the operands in this order (sympy's ``Max`` would sort and simplify
+    them; a running maximum must keep Python's order, which decides what a NaN operand gives)."""
+    nargs = 2
+
+
+class MinOf(sp.Function):
+    """Python's ``min(a, b)`` with the operands in this order (see :class:`MaxOf`)."""
+    nargs = 2
+
+
+class IsFinite(BooleanFunction):
+    """``x`` is neither ±inf nor NaN (printed ``abs(x) < inf``; sympy would decide ``Abs(x) < oo`` to be
+    true for any symbol, which is what a float64 check must not assume)."""
+    nargs = 1
+
+
+class IsNaN(BooleanFunction):
+    """``x`` is NaN (printed ``x != x``; sympy would decide ``Ne(x, x)`` to be false)."""
+    nargs = 1
+
+
+@dataclass(frozen=True)
+class State:
+    """A carried lane quantity: ``init`` when the lane starts (an ``int`` makes an integer state), and
+    ``next`` its value for the next step, written when the lane steps (in the body) or when its
+    :class:`Checkpoint` passes (in the checkpoint's items). Everywhere ``name`` denotes its value at the
+    current step — so a before-rule may read what the previous step decided (e.g. "the last step fell
+    below the float64 floor")."""
+    name: sp.Symbol
+    init: Any
+    next: Any
+
+
+@dataclass(frozen=True)
+class Call:
+    """``name = kernel(arg, kernel_params)``: a compiled scalar kernel passed at run time (e.g. ℓ'),
+    ``arg`` an expression in the parameters; computed in its own vector loop before the step."""
+    name: sp.Symbol
+    kernel: str
+    arg: Any
+
+
+@dataclass(frozen=True)
+class RowMean:
+    """``names[j] = (1/n) Σᵢ exprs[j](θ, zᵢ)`` over the rows zᵢ of the data array ``Z`` (the kernel's
+    ``data`` symbols bound to one row), summed in row order from 0.0 and divided by n — the order of
+    :func:`verify.dynamics.generic._mean_into`, so a full-batch gradient rounds as there (for n = 1
+    the sum starts at −0.0, which adds exactly, as that function takes the single row as is).
+    ``lets``: per-row intermediates before ``exprs`` (the common subexpressions). In
+    :attr:`StepKernel.row_means` (at θ_t, before the step: a loop over rows around the vectorised loop
+    over slots) or in a :class:`Checkpoint`'s items (the scalar pass)."""
+    names: tuple
+    exprs: tuple
+    lets: tuple = ()
+    printed_order: bool = False
+    mean: bool = True  # False: the plain sum from 0.0 (a kernel that divides by n itself, or not at all)
+
+
+@dataclass(frozen=True)
+class FirstWhere:
+    """Index of the first step where ``where`` holds (−1 if none); ``values``: (name, expr) recorded
+    at that step (NaN if none)."""
+    name: sp.Symbol
+    where: Any
+    values: tuple = ()
+
+
+@dataclass(frozen=True)
+class CountWhere:
+    """Number of steps where ``where`` holds."""
+    name: sp.Symbol
+    where: Any
+
+
+@dataclass(frozen=True)
+class MaxWhere:
+    """Maximum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
+    name: sp.Symbol
+    value: Any
+    where: Any = True
+    init: float = 0.0
+
+
+@dataclass(frozen=True)
+class MinWhere:
+    """Minimum of ``value`` over the steps where ``where`` holds (``init`` if none)."""
+    name: sp.Symbol
+    value: Any
+    where: Any = True
+    init: float = math.inf
+
+
+@dataclass(frozen=True)
+class LastWhere:
+    """``value`` at the last step where ``where`` holds (``init`` if none)."""
+    name: sp.Symbol
+    value: Any
+    where: Any = True
+    init: float = math.nan
+
+
+@dataclass(frozen=True)
+class LogProduct:
+    """Σ_t log(factor_t) over the lane's steps: the factors are multiplied in float64 and the product is
+    flushed into a Kahan-compensated log sum when it falls below 1e-100 and every 1024 steps (a ``log``
+    per flush, in the scalar pass) and once more at the end."""
+    name: sp.Symbol
+    factor: Any
+
+
+@dataclass(frozen=True)
+class RareReduction:
+    """Count / min / max of ``value`` over the steps where ``where`` holds, the value computed in the
+    scalar pass (for a ``log`` or ``pow`` the vector loop should not pay on every step). Min and max
+    are NaN when no step counted, if ``count`` is declared (else ±inf as initialised)."""
+    value: Any
+    where: Any
+    count: sp.Symbol | None = None
+    min: sp.Symbol | None = None
+    max: sp.Symbol | None = None
+    max_init: float = -math.inf
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A before-rule decided by scalar code: at the steps where ``where`` holds (and no earlier before-rule
+    stopped the lane), the lane does not step in the vector loop; the scalar pass evaluates ``items``
+    (:class:`Let`, :class:`RowMean` — e.g. the objective's value —, :class:`State` updates, in order: a
+    State is written where it stands, so declare it after the items that read its old value) for it and
+    then ``stop`` ((condition, outcome), the first that holds wins; conditions may read the items).
+    Quantities of the prelude it reads are stashed by the vector loop. If none holds, the checkpoint has passed for this
+    step and the lane steps in the next sweep (the before-rules after the checkpoint still apply). For
+    costly, rare checks — a value and stall test every ``check_every`` steps — that the vector loop
+    should not pay on every step."""
+    where: Any
+    items: tuple
+    stop: tuple
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """``before``: (condition on θ_t, t, the states and the prelude, outcome) or a :class:`Checkpoint`, in
+    priority order — the lane stops without stepping; ``after``:
+    (condition on the step just taken, outcome) — the lane stops at θ_{t+1}; the first that holds wins.
+    ``overrides``: (outcome, output name, value) — an output's value when the lane stopped so."""
+    before: tuple
+    after: tuple
+    overrides: tuple = ()
+
+
+@dataclass(frozen=True)
+class StepKernel:
+    """One declared blocked GD kernel (see the module docstring)."""
+    params: tuple
+    next_params: tuple  # the intermediates holding θ_{t+1}, in the order of params
+    lane_inputs: tuple  # per-lane floats beside θ₀ (η, ...)
+    constants: tuple  # run-wide scalars: arguments of the generated engine, in this order
+    calls: tuple
+    body: tuple  # Let, State and observers, in evaluation order
+    stop: StopRule
+    # Let and observers at θ_t, evaluated for every running lane before the stop rule, which may use
+    # them (a gradient and its norm, say); an observer here records also at the step where the lane stops.
+    # Only Let, FirstWhere, MaxWhere, MinWhere and LastWhere: a checkpoint's lane visits its step twice,
+    # and these record the same thing twice.
+    prelude: tuple = ()
+    data: tuple = ()  # the symbols of one data row: the engine takes the rows as an array Z after I
+    row_means: tuple = ()  # RowMean at θ_t (in the parameters, lane inputs and data), before the prelude
+    lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
+    finals: tuple = ()  # Let in the final θ: extra outputs
+    int_outputs: tuple = ("outcome", "steps")
+    float_outputs: tuple = ()
+    label: str = "step_kernel"
+
+
+def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: sp.Symbol,
+                      step: sp.Symbol, nexts: Sequence[sp.Symbol]) -> tuple[Let, ...]:
+    """GD on f = ℓ(u(θ)) by the chain rule: ``step = η ℓ'(u)`` (``dl`` the call giving ℓ'(u)), then
+    θ_j' = θ_j − step · ∂u/∂θ_j (for ℓ(xy): x − ηℓ'(xy) y, y − ηℓ'(xy) x, Ahn et al. 2023 eq. (2))."""
+    lets = [Let(step, eta * dl)]
+    lets += [Let(n, p - step * sp.diff(u, p)) for p, n in zip(params, nexts)]
+    return tuple(lets)
+

@@ -1,0 +1,97 @@
+"""The printers of step-kernel declarations (:mod:`.stepkernel`): sympy expressions into the numba
+source of the generated engine.
+
+Two printings: :class:`StepPrinter` for declarations whose rounding the declaration fixes (at most
+two operands per sum or product, :func:`check_rounding`; booleans branch-free; floats exact), and
+:class:`SympyOrderPrinter` for expressions derived by sympy whose reference code is printed by the
+same printer (an objective's gradient: :mod:`.generic` prints its compiled functions with it).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+class StepPrinter(PythonCodePrinter):
+    """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
+    branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
+
+    def __init__(self, names: dict):
+        super().__init__({"fully_qualified_modules": True})
+        self.names = names
+
+    def _print_Symbol(self, expr):
+        if expr not in self.names:
+            raise ValueError(f"step kernel: {expr} is not a declared name here")
+        return self.names[expr]
+
+    def _print_Pow(self, expr, rational=False):
+        if expr.exp == 2:
+            return f"({self._print(expr.base)}*{self._print(expr.base)})"
+        return super()._print_Pow(expr, rational)
+
+    def _print_Float(self, expr):
+        return lit(expr)
+
+    def _print_And(self, expr):
+        return "(" + " & ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Or(self, expr):
+        return "(" + " | ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Not(self, expr):
+        return f"(not {self._print(expr.args[0])})"
+
+    def _print_BooleanTrue(self, expr):
+        return "True"
+
+    def _print_BooleanFalse(self, expr):
+        return "False"
+
+    def _print_IsFinite(self, expr):
+        return f"(abs({self._print(expr.args[0])}) < np.inf)"
+
+    def _print_IsNaN(self, expr):
+        return f"({self._print(expr.args[0])} != {self._print(expr.args[0])})"
+
+    def _print_MaxOf(self, expr):
+        return f"max({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_MinOf(self, expr):
+        return f"min({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+
+class SympyOrderPrinter(PythonCodePrinter):
+    """sympy's own Python printing (operand order, ``x**2``, floats as sympy writes them) with the
+    symbols renamed: the printer of an objective's generated code (:mod:`.generic`) and of a
+    ``printed_order`` :class:`Let`, so that both print one expression into the same operations.
+    ``strict``: a symbol not in ``names`` is an error (else printed as its name)."""
+
+    def __init__(self, names: dict, strict: bool = True):
+        super().__init__({"fully_qualified_modules": True})
+        self.names, self.strict = names, strict
+
+    def _print_Symbol(self, expr):
+        if expr in self.names:
+            return self.names[expr]
+        if self.strict:
+            raise ValueError(f"step kernel: {expr} is not a declared name here")
+        return super()._print_Symbol(expr)
+
+
+def lit(v) -> str:
+    """A float literal of the generated source (exact: repr round-trips)."""
+    v = float(v)
+    return "np.nan" if math.isnan(v) else ("np.inf" if v == math.inf else "-np.inf" if v == -math.inf else repr(v))
+
+
+def check_rounding(expr: Any, where: str) -> None:
+    """At most two operands (besides a sign) per sum or product: their order is then immaterial."""
+    for node in sp.preorder_traversal(sp.sympify(expr)):
+        if isinstance(node, (sp.Add, sp.Mul)):
+            ops = [a for a in node.args if a != -1]
+            if len(ops) > 2:
+                raise ValueError(f"{where}: {node} has {len(ops)} operands; name the partial results "
+                                 "(the rounding of a longer sum or product depends on its order)")
