@@ -1,5 +1,6 @@
 """Generic GD / SGD lanes on sympy objectives (verify.dynamics.generic)."""
 import numpy as np
+import pytest
 import sympy as sp
 
 from verify import dynamics
@@ -109,13 +110,32 @@ def test_blocked_kernel_agrees_on_non_finite_gradients_and_values():
         b = generic.run(obj, theta0, eta, blocked=True, max_steps=500, gtol=0.0, check_every=3, patience=60)
         for f in fields:
             assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), (expr, f)
+        # and the outcome itself: a NaN or overflowing gradient is a divergence in both engines,
+        # never "converged" (both engines changed together, so agreement alone would not show it)
+        assert np.all(b.outcome[~np.isfinite(b.grad_norm)] == generic.Outcome.DIVERGED), expr
+        assert np.any(~np.isfinite(b.grad_norm)), expr
 
 
-def test_the_generic_gd_is_a_declared_step_kernel():
-    from verify.dynamics.stepkernel import Checkpoint, StepKernel
+def test_parameter_names_are_never_pasted_into_the_generated_code():
+    # names that are not identifiers compile; a name holding code stays a name; two different
+    # symbols sharing a name are refused instead of becoming one variable
+    eta = np.array([0.5])
+    for name in ("θ₀", "x'", "u_{1}", "x=0;import os;x"):
+        p = sp.Symbol(name, real=True)
+        r = generic.run(generic.Objective((p - 1) ** 2 / 2, (p,)), [[3.0]], eta, gtol=0.0)
+        assert r.outcome[0] == generic.Outcome.CONVERGED and abs(r.theta[0, 0] - 1.0) < 1e-12, name
+    twins = (sp.Symbol("x", real=True), sp.Symbol("x", positive=True))
+    with pytest.raises(ValueError, match="both named 'x'"):
+        generic.run(generic.Objective(twins[0] ** 2 + twins[1] ** 2, twins), [[1.0, 1.0]], eta)
 
-    k = generic.Objective(x**2 / 2, (x,)).step_kernel
-    assert isinstance(k, StepKernel) and any(isinstance(r, Checkpoint) for r in k.stop.before)
+
+def test_bad_run_parameters_are_errors():
+    quad = generic.Objective(x**2 / 2, (x,))
+    with pytest.raises(ValueError, match="check_every"):
+        generic.run(quad, [[1.0]], [0.1], check_every=0)
+    for eta in (float("nan"), float("inf"), 0.0, -0.1):
+        with pytest.raises(ValueError, match="finite and > 0"):
+            generic.run(quad, [[1.0]], [eta])
 
 
 def test_blocked_kernel_with_data_rows_is_bit_identical():

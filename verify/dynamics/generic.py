@@ -324,6 +324,13 @@ def run(objective: Objective, theta0: Any, eta: Any, *, data: Any = None, batch:
     else:
         Z = np.zeros((1, 1))
     seeds = np.ascontiguousarray(np.broadcast_to(np.asarray(seeds, np.int64), (lanes,)))
+    # bad run parameters are errors here, not outcomes: with check_every = 0 the compiled kernels'
+    # t % 0 is 0 under numpy's error model (a stall check every step that never stalls), and a NaN
+    # or infinite step size would "converge" at the float64 floor (max() drops NaN)
+    if int(check_every) < 1:
+        raise ValueError(f"check_every must be >= 1, got {check_every}")
+    if not np.all(np.isfinite(eta)) or np.any(eta <= 0):
+        raise ValueError("step sizes eta must be finite and > 0")
     n_rec = records if record_every > 0 else 0
     W = np.empty_like(theta0)
     out_i = np.zeros((lanes, 3), np.int64)

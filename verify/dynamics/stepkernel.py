@@ -75,6 +75,18 @@ _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
 _IND = " " * 16  # the slot loop's body
 
 
+def code_name(prefix: str, symbol) -> str:
+    """The generated code's variable for a declared symbol: ``<prefix>_<name>`` when the name is an
+    ASCII identifier, else ``<prefix>x_`` and the name with every character that is not an ASCII
+    letter or digit written as ``_<hex code>_`` (an injective spelling in its own namespace). Names
+    are never pasted into the source as written: a parameter called ``θ₀`` or ``x'`` must compile,
+    and a name holding code (``x=0;import os;x``) must stay a name."""
+    name = symbol.name
+    if name.isascii() and name.isidentifier():
+        return f"{prefix}_{name}"
+    return prefix + "x_" + "".join(c if c.isascii() and c.isalnum() else f"_{ord(c):x}_" for c in name)
+
+
 class _Builder:
     """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
     scalar pass, and what the load and the store of a slot do."""
@@ -88,8 +100,9 @@ class _Builder:
         for q in self.lane_rows:
             self.frow(q)
         self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
-        self.names.update({s: f"c_{s.name}" for s in k.constants})
+        self.names.update({s: code_name("c", s) for s in k.constants})
         self.names.update({s: self.local(s) for s in self.lane_rows})
+        self.distinct_names()
         self.body: list[str] = []
         self.flags: list[int] = []  # N rows of the scalar-pass flags
         self.scalar: list[str] = []  # the scalar pass, per flagged slot
@@ -123,7 +136,7 @@ class _Builder:
 
     @staticmethod
     def local(s) -> str:
-        return f"v_{s.name}"
+        return code_name("v", s)
 
     def frow(self, key) -> int:
         self.fr[key] = len(self.fr)
@@ -145,6 +158,16 @@ class _Builder:
         if s in self.names:
             raise ValueError(f"step kernel: {s} declared twice")
         self.names[s] = self.local(s)
+        self.distinct_names()
+
+    def distinct_names(self) -> None:
+        """Two different symbols with one name (``x`` real and ``x`` positive) would be one variable."""
+        seen: dict = {}
+        for sym, code in self.names.items():
+            other = seen.setdefault(code, sym)
+            if other != sym:
+                raise ValueError(f"step kernel: two different symbols are both named {sym.name!r} "
+                                 f"({other!r} with {other.assumptions0}, {sym!r} with {sym.assumptions0})")
 
     def emit(self, item, prelude: bool = False) -> None:
         tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
@@ -175,7 +198,7 @@ class _Builder:
         here = f"v_check{j}"
         self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
                       f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
-        snames = {T: "N[2, b]", **{s: f"c_{s.name}" for s in self.k.constants}, **self.state_rows}
+        snames = {T: "N[2, b]", **{s: code_name("c", s) for s in self.k.constants}, **self.state_rows}
         snames.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
         own = {i.name for i in item.items if isinstance(i, Let)}
         own |= {q for i in item.items if isinstance(i, RowMean) for q in (*i.names, *(c.name for c in i.lets))}
@@ -322,7 +345,7 @@ class _Builder:
         k, fr = self.k, self.fr
         load = [f"    F[{fr[q]}, b] = I[{j}, i]" for j, q in enumerate((*k.params, *k.lane_inputs))]
         names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
-        names.update({s: f"c_{s.name}" for s in k.constants})
+        names.update({s: code_name("c", s) for s in k.constants})
         for c in k.lane_constants:
             check_rounding(c.expr, f"lane constant {c.name}")
             load.append(f"    F[{fr[c.name]}, b] = {StepPrinter(names).doprint(sp.sympify(c.expr))}")
@@ -385,12 +408,12 @@ def kernel_source(k: StepKernel) -> str:
     load, store = bld.load_lines(), bld.store_lines()
     kernels = list(dict.fromkeys(c.kernel for c in k.calls))
     kargs = "".join(f"k_{kn}_p, " for kn in kernels)
-    cargs = "".join(f"c_{s.name}, " for s in k.constants)
-    pargs = "".join(f"c_{s.name}, " for s in k.constants if s in _free(k.lane_constants))
+    cargs = "".join(f"{code_name('c', s)}, " for s in k.constants)
+    pargs = "".join(f"{code_name('c', s)}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
     pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs)}
-    pnames.update({s: f"c_{s.name}" for s in k.constants})
+    pnames.update({s: code_name("c", s) for s in k.constants})
     means = [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
     zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
