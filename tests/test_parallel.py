@@ -201,7 +201,13 @@ def test_modules_declaring_the_same_shared_runs_are_one_worker_task(tmp_path, mo
     pkg = tmp_path / "sharedruns_probe"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "bad.py").write_text("LABEL = 'x'\nSHARED_RUNS = LABEL\n")
+    bad = {"name": "LABEL = 'x'\nSHARED_RUNS = LABEL\n", "annotated": "SHARED_RUNS: str = 'x'\n",
+           "two": "SHARED_RUNS = 'x'; X = 1\n", "empty": "SHARED_RUNS = ''\n", "twice": "SHARED_RUNS = 'x'\nSHARED_RUNS = 'y'\n"}
+    for name, text in bad.items():
+        (pkg / f"{name}.py").write_text(text)
+    (pkg / "good.py").write_text("SHARED_RUNS = (\n    'x'\n)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ValueError, match="string literal"):
-        shared_runs("sharedruns_probe.bad")
+    for name in bad:
+        with pytest.raises(ValueError, match="string literal"):
+            shared_runs(f"sharedruns_probe.{name}")
+    assert shared_runs("sharedruns_probe.good") == "x"

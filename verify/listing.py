@@ -84,24 +84,25 @@ def shared_runs(module: str) -> str:
     """The label a claim module declares with ``SHARED_RUNS = "<label>"`` (module level, a string
     literal), or ``""``: modules with the same label compute the same expensive runs (cached per
     process), so a parallel run keeps their claims on one worker instead of computing the runs
-    once per worker (:func:`verify.parallel.run_claims`). Read from the source, nothing imported."""
+    once per worker (:func:`verify.parallel.run_claims`). Read from the source, nothing imported; a
+    declaration in any other form is an error (it would otherwise be ignored without a word)."""
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         return ""
+    text = Path(spec.origin).read_text(encoding="utf-8")
+    if not re.search(r"^SHARED_RUNS\b", text, re.M):
+        return ""
     try:
-        nodes = _statements(Path(spec.origin).read_text(encoding="utf-8"), _SHARED_RUNS)
+        nodes = _statements(text, _SHARED_RUNS)
     except _NotLiteral:
         nodes = []
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            try:
-                label = ast.literal_eval(node.value)
-            except ValueError:
-                label = None
-            if isinstance(label, str) and label:
-                return label
-        raise ValueError(f"{module}: SHARED_RUNS must be a non-empty string literal")
-    return ""
+    label = None
+    if len(nodes) == 1 and isinstance(nodes[0], ast.Assign) and isinstance(nodes[0].value, ast.Constant):
+        label = nodes[0].value.value
+    if not (isinstance(label, str) and label):
+        raise ValueError(f"{module}: write SHARED_RUNS as one module-level statement "
+                         f"SHARED_RUNS = \"<label>\" (a non-empty string literal)")
+    return label
 
 
 def _statements(text: str, starts: re.Pattern) -> list[ast.stmt]:

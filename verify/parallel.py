@@ -265,7 +265,7 @@ def _module_groups(tasks: list[ClaimTask], workers: int) -> list[tuple[ClaimTask
     from .listing import shared_runs, summaries
 
     declared_in = {c.id: getattr(c, "module", "") for c in summaries()}
-    labels = {m: shared_runs(m) for m in set(declared_in.values()) if m}
+    labels = {m: shared_runs(m) for m in {declared_in.get(t.claim_id, "") for t in tasks} if m}
     group_of = {cid: ("shared:" + labels[m] if labels.get(m) else m) or cid
                 for cid, m in declared_in.items()}
     by_module: dict[str, list[ClaimTask]] = {}
