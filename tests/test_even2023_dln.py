@@ -106,6 +106,39 @@ def test_solver_handles_huge_gains():
     assert np.allclose(sol.beta, _dln.l1_interpolator(p.X, p.y), atol=1e-8)
 
 
+# problems on which the float64 Newton's Armijo test on the dual used to decide by rounding noise and
+# stall for 500 iterations at ‖r‖/‖y‖ ≈ 1e-10..1e-8 (drawn by thm1's full-budget property)
+STALLED_BEFORE = [
+    ([[0.8009364242792267, -0.08027948395909831]], [1.5072816687746668],
+     [3.3286201569003286, 3.3292777304093946], [5.252914032416456e-06, -5.287640436613117e-09]),
+    ([[0.36012460858604317, -0.2561106467651031]], [-0.036012460858604316],
+     [-5.2492163536584155e-05, -2.6548721082076344e-05], [-3.6866220092200686e-08, 1.3260269246822142e-08]),
+    ([[1.0, -1.0]], [-0.1], [-2.9756713941300008e-05] * 2, [-1.5733670341361975e-08, 1.5733670341361975e-08]),
+]
+
+
+@pytest.mark.parametrize("X, y, la, ph", STALLED_BEFORE)
+def test_float64_solver_converges_where_the_dual_cannot_resolve_progress(X, y, la, ph):
+    X, y, la, ph = (np.array(v, float) for v in (X, y, la, ph))
+    sol = _implicit.solve_f64(X, y, la, ph)
+    assert sol.converged and sol.iterations <= 12, (sol.iterations, sol.residual_rel)
+    ref = _implicit.solve(X, y, list(la), list(ph), dps=30, tol_rel=1e-20)
+    ref_beta = np.array([float(b) for b in ref.beta])
+    assert np.linalg.norm(sol.beta - ref_beta) <= 1e-13 * np.linalg.norm(ref_beta)
+
+
+def test_solve_float_falls_back_and_refuses_what_does_not_converge(monkeypatch):
+    X, y, la, ph = (np.array(v, float) for v in STALLED_BEFORE[0])
+    stuck = _implicit.solve_f64(X, y, la, ph, max_iter=0)
+    assert not stuck.converged
+    monkeypatch.setattr(_implicit, "solve_f64", lambda *a, **k: stuck)
+    sol = _implicit.solve_float(X, y, la, ph)        # re-solved at 30 digits, β in float64
+    assert sol.converged and sol.dps == 30 and isinstance(sol.beta, np.ndarray)
+    monkeypatch.setattr(_implicit, "solve", lambda *a, **k: stuck)
+    with pytest.raises(RuntimeError, match="neither"):
+        _implicit.solve_float(X, y, la, ph)
+
+
 def test_threshold_bracket_is_ordered():
     p = _dln.e3_problem(0)
     br = _dln.locate_threshold(p, lo=0.05, hi=10.0, rel=5e-2, lanes=6, max_steps=50_000, tol_rel=1e-16)

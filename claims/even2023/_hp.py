@@ -313,6 +313,10 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
             S = [(S[j] + s[j]).mid() for j in range(d)]
             s2 = [(s2[j] + s[j] * s[j]).mid() for j in range(d)]
             if track_fact5:
+                # φ_k = (ln α_+ − ln α_−)/2 = S_k + ½ ln|P_+/P_−| here, so the residual below is
+                # ½ arcsinh(β_k/α_k²) − ½ ln|P_+/P_−| (S_k cancels): β_k from the u, v recursion
+                # against the products of (1 ∓ s_l) — the identity fact5 rests on; a wrong update of
+                # u, v or of the products breaks it (and the planted tilt sign does)
                 lp, lm = ln_alphas()
                 # fact5: ½ arcsinh(β_k/α_k²) − φ_k = −S_k with α_k² = exp(lp + lm), φ_k = (lp − lm)/2
                 for j in range(d):

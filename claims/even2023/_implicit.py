@@ -19,7 +19,7 @@ the Fenchel–Young consistency error gap − ⟨λ, Xβ − y⟩.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import mpmath
@@ -76,15 +76,19 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
             z = [2 * p + 2 * mpmath.fdot(col, lam) for p, col in zip(ph, XT)]
             ep = [mpmath.exp(l + t) for l, t in zip(la, z)]
             em = [mpmath.exp(l - t) for l, t in zip(la, z)]
-            beta = [(p - m) / 2 for p, m in zip(ep, em)]
+            # |z| < 1: a² sinh z and a²(cosh z − 1)/2 = a² sinh²(z/2) directly (the differences of
+            # the two exponentials cancel there); else the log-domain forms (no underflow)
+            beta = [a * mpmath.sinh(t) if abs(t) < 1 else (p - m) / 2 for a, t, p, m in zip(a2, z, ep, em)]
             w = [p + m for p, m in zip(ep, em)]
             res = [yi - mpmath.fdot(row, beta) for row, yi in zip(Xm, ym)]
-            dual = mpmath.fdot(lam, ym) - mpmath.fsum(((p + m) / 2 - a) / 2
-                                                      for p, m, a in zip(ep, em, a2))
-            return beta, w, res, dual
+            excess = [a * mpmath.sinh(t / 2) ** 2 if abs(t) < 1 else ((p + m) / 2 - a) / 2
+                      for a, t, p, m in zip(a2, z, ep, em)]
+            dual = mpmath.fdot(lam, ym) - mpmath.fsum(excess)
+            scale = mpmath.fsum(abs(l * t) for l, t in zip(lam, ym)) + mpmath.fsum(excess)
+            return beta, w, res, dual, scale
 
         lam = [mpmath.mpf(0)] * n if lam0 is None else [mpmath.mpf(t) for t in lam0]
-        beta, w, res, dual = at(lam)
+        beta, w, res, dual, scale = at(lam)
         dec = mpmath.inf
         it = 0
         converged = False
@@ -105,13 +109,20 @@ def solve(X: np.ndarray, y: np.ndarray, ln_a2: Sequence, phi: Sequence, *, dps: 
             # the solution a full Newton step overshoots by many orders of magnitude)
             dz = max(abs(2 * mpmath.fdot(col, delta)) for col in XT)
             t = t0 = min(mpmath.mpf(1), 8 / dz) if dz > 0 else mpmath.mpf(1)
+            # as in solve_f64: below the dual's resolution the residual is the merit function
+            unresolved = abs(slope) <= 64 * mpmath.eps * scale
             while True:
                 trial = [l + t * dl for l, dl in zip(lam, delta)]
-                tb, tw, tr, tdual = at(trial)
-                if tdual >= dual + mpmath.mpf("1e-4") * t * slope or t < t0 * mpmath.mpf(2) ** -80:
+                tb, tw, tr, tdual, tscale = at(trial)
+                if t < t0 * mpmath.mpf(2) ** -80:
+                    break
+                if unresolved:
+                    if mpmath.fdot(tr, tr) < rnorm ** 2:
+                        break
+                elif tdual >= dual + mpmath.mpf("1e-4") * t * slope:
                     break
                 t /= 2
-            lam, beta, w, res, dual = trial, tb, tw, tr, tdual
+            lam, beta, w, res, dual, scale = trial, tb, tw, tr, tdual, tscale
             it += 1
         h = _hypentropy_mp(beta, la) - mpmath.fdot(ph, beta)
         gap = h - dual
@@ -137,16 +148,22 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
         with np.errstate(over="ignore", invalid="ignore"):
             ep = np.exp(la + z)
             em = np.exp(la - z)
-            beta = (ep - em) / 2
+            # |z| < 1: a² sinh z and a²(cosh z − 1)/2 = a² sinh²(z/2) directly (the differences of
+            # the two exponentials cancel there: at a² = 1e5 the residual could not go below 1e-10);
+            # else the log-domain forms, which never underflow
+            small = np.abs(z) < 1
+            beta = np.where(small, a2 * np.sinh(z), (ep - em) / 2)
             w = ep + em
             res = y - X @ beta
-            dual = lam @ y - np.sum(((ep + em) / 2 - a2) / 2)
+            excess = np.where(small, a2 * np.sinh(z / 2) ** 2, ((ep + em) / 2 - a2) / 2)
+            dual = lam @ y - np.sum(excess)
+            scale = np.abs(lam) @ np.abs(y) + np.sum(excess)  # what the dual's rounding is relative to
         if not np.isfinite(dual):
             dual = -np.inf
-        return beta, w, res, dual
+        return beta, w, res, dual, scale
 
     lam = np.zeros(n)
-    beta, w, res, dual = at(lam)
+    beta, w, res, dual, scale = at(lam)
     dec = np.inf
     it = 0
     converged = False
@@ -165,15 +182,15 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
         dz = float(np.max(np.abs(2 * X.T @ delta)))
         t = t0 = min(1.0, 8.0 / dz) if dz > 0 else 1.0
         # Near the solution the dual's increase (≈ slope/2) falls below the rounding of the dual's
-        # value (eps·|Φ|): Armijo on Φ then accepts or rejects steps by rounding noise and the
-        # residual stalls (seen at ‖r‖/‖y‖ ≈ 1e-10..1e-8, 500 iterations). There the residual
+        # value (eps times the size of what it sums, |λ||y| + Σ a²(cosh z − 1)/2): Armijo on Φ
+        # then accepts or rejects steps by rounding noise and the residual stalls (seen at ‖r‖/‖y‖ ≈ 1e-10..1e-8, 500 iterations). There the residual
         # itself is the merit function: a step is taken iff it decreases ‖Xβ − y‖ (Newton for
         # Xβ(λ) = y, whose Jacobian is the same M).
-        unresolved = abs(slope) <= 64 * np.finfo(float).eps * max(1.0, abs(dual))
+        unresolved = abs(slope) <= 64 * np.finfo(float).eps * scale
         rnorm = np.linalg.norm(res)
         while True:
             trial = lam + t * delta
-            tb, tw, tr, tdual = at(trial)
+            tb, tw, tr, tdual, tscale = at(trial)
             if unresolved:
                 if np.linalg.norm(tr) < rnorm or t < t0 * 2.0 ** -60:
                     break
@@ -182,7 +199,7 @@ def solve_f64(X: np.ndarray, y: np.ndarray, ln_a2: np.ndarray, phi: np.ndarray |
             t /= 2
         if t < t0 * 2.0 ** -60:
             break
-        lam, beta, w, res, dual = trial, tb, tw, tr, tdual
+        lam, beta, w, res, dual, scale = trial, tb, tw, tr, tdual, tscale
         it += 1
     with np.errstate(over="ignore", invalid="ignore"):
         h = 0.5 * np.sum(beta * np.arcsinh(beta / a2) - np.sqrt(beta ** 2 + a2 ** 2) + a2) - ph @ beta
@@ -197,11 +214,29 @@ def distance(a: Sequence, b: Sequence) -> mpmath.mpf:
     return mpmath.sqrt(mpmath.fsum((x - y) ** 2 for x, y in zip(a, b)))
 
 
+def solve_float(X: np.ndarray, y: np.ndarray, ln_a2, phi=0.0, *, tol_rel: float = 1e-12) -> Solution:
+    """A float64 solution a check may use: :func:`solve_f64`, and if its Newton does not reach
+    ``tol_rel`` the same problem at 30 digits (β, λ returned as float64); an error if neither
+    converges — a prediction that did not converge is not evidence, and a caller reading ``.beta``
+    must not receive one silently."""
+    sol = solve_f64(X, y, ln_a2, phi, tol_rel=tol_rel)
+    if sol.converged:
+        return sol
+    d = np.asarray(X).shape[1]
+    la = np.broadcast_to(np.asarray(ln_a2, float), (d,))
+    ph = np.broadcast_to(np.asarray(phi, float), (d,))
+    hp = solve(X, y, [float(v) for v in la], [float(v) for v in ph], dps=30, tol_rel=min(tol_rel, 1e-16))
+    if not hp.converged:
+        raise RuntimeError(f"implicit problem: neither the float64 Newton (residual {sol.residual_rel:.3g}) "
+                           f"nor the 30-digit one (residual {hp.residual_rel:.3g}) reached {tol_rel:g}")
+    return replace(hp, beta=np.array([float(b) for b in hp.beta]), lam=np.array([float(v) for v in hp.lam]))
+
+
 def gf_solution(problem, dps: int | None = None):
     """β*_α = argmin_S ψ_α (gradient flow, eq4/fact2), float64 or at ``dps`` digits."""
     la = 2 * np.log(problem.alpha)
     if dps is None:
-        return solve_f64(problem.X, problem.y, la, 0.0)
+        return solve_float(problem.X, problem.y, la, 0.0)
     with mpmath.workdps(dps):
         return solve(problem.X, problem.y, [2 * mpmath.log(mpmath.mpf(float(a))) for a in problem.alpha],
                      [0] * problem.d, dps=dps)

@@ -145,8 +145,8 @@ def e6_sweep() -> dict:
     phi = lanes.phi
     thm, drop, bt0, gain_inf = [], [], [], []
     for i in range(len(g)):
-        thm.append(_implicit.solve_f64(p.X, p.y, la2[i], phi[i], tol_rel=1e-14).beta)
-        drop.append(_implicit.solve_f64(p.X, p.y, la2[i], 0.0, tol_rel=1e-14).beta)
+        thm.append(_implicit.solve_float(p.X, p.y, la2[i], phi[i], tol_rel=1e-14).beta)
+        drop.append(_implicit.solve_float(p.X, p.y, la2[i], 0.0, tol_rel=1e-14).beta)
         bt0.append(np.exp(la2[i]) * np.sinh(2 * phi[i]))
         gain_inf.append(np.max(np.abs(lanes.gain[i])) / 2)
     out.update(thm=np.array(thm), drop=np.array(drop), beta_tilde0=np.array(bt0),

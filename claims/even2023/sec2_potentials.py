@@ -408,7 +408,7 @@ def _alpha_path():
     l1 = _dln.l1_interpolator(p.X, p.y)
     l2 = np.linalg.pinv(p.X) @ p.y
     alphas = np.geomspace(1e-6, 1e3, 19)
-    sols = [_implicit.solve_f64(p.X, p.y, np.full(p.d, 2 * np.log(a)), 0.0, tol_rel=1e-13).beta
+    sols = [_implicit.solve_float(p.X, p.y, np.full(p.d, 2 * np.log(a)), 0.0, tol_rel=1e-13).beta
             for a in alphas]
     d1 = np.array([np.linalg.norm(s - l1) for s in sols])
     d2 = np.array([np.linalg.norm(s - l2) for s in sols])
@@ -443,7 +443,7 @@ def _fact2_alpha_shifted(rel: float):
         beta = sw["lanes"].beta
         rich = 2 * beta[-1] - beta[-2]
         raw = float(np.linalg.norm(beta[-1] - sw["gf"]))
-        shifted = _implicit.solve_f64(p.X, p.y, 2 * np.log((1 + rel) * np.asarray(p.alpha, dtype=float)), 0.0,
+        shifted = _implicit.solve_float(p.X, p.y, 2 * np.log((1 + rel) * np.asarray(p.alpha, dtype=float)), 0.0,
                                       tol_rel=1e-13).beta
         dist, accept = float(np.linalg.norm(rich - shifted)), 0.05 * raw
         return outcome(Status.REFUTED if dist > accept else Status.SUPPORTED,
@@ -645,7 +645,7 @@ def _toy(alpha_exps, eps_list=(1e-3, 1e-6, 1e-12, 1e-24)):
     out = []
     for e in eps_list:
         la2 = 2 * np.log(e) * np.asarray(alpha_exps, float)
-        out.append(_implicit.solve_f64(X, y, la2, 0.0, tol_rel=1e-14).beta)
+        out.append(_implicit.solve_float(X, y, la2, 0.0, tol_rel=1e-14).beta)
     return np.array(out)
 
 
@@ -679,7 +679,7 @@ def _fact4_argmin(ctx):
     target = res.x[:d] - res.x[d:]
     errs = []
     for e in (1e-4, 1e-8, 1e-16, 1e-32, 1e-64):
-        sol = _implicit.solve_f64(X, y, 2 * p * np.log(e), 0.0, tol_rel=1e-13)
+        sol = _implicit.solve_float(X, y, 2 * p * np.log(e), 0.0, tol_rel=1e-13)
         errs.append(float(np.linalg.norm(sol.beta - target)))
     ok = errs[-1] < 0.05 and errs[-1] < errs[0]
     return outcome(Status.SUPPORTED if ok else Status.REFUTED,

@@ -268,7 +268,7 @@ def thm2_stepsize_runs(budget: str) -> dict:
             for i in range(len(c0)):
                 miss = None
                 if lanes.status[i] == _dln.CONVERGED:
-                    sol = _implicit.solve_f64(p.X, p.y, lanes.ln_alpha2[i], lanes.phi[i])
+                    sol = _implicit.solve_float(p.X, p.y, lanes.ln_alpha2[i], lanes.phi[i])
                     miss = float(np.linalg.norm(sol.beta - lanes.beta[i]) / np.linalg.norm(sol.beta))
                 runs.append({"c0": float(c0[i]), "gamma": float(c0[i] / (L * B)), "outcome": lanes.outcome(i),
                              "steps": int(lanes.steps[i]), "sum_loss": float(lanes.sum_loss[i]),
