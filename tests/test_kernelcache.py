@@ -121,3 +121,14 @@ def test_a_template_binds_an_importable_kernel_on_disk_and_a_closure_in_memory(m
         return k * v
 
     assert kernelcache.compiled_template((_scaled,), "scaled", {"kernel": closure})._scaled(1.0) == 15.0
+
+
+def test_svml_is_off_and_refused(monkeypatch):
+    """Intel SVML's vector exp/log round differently from libm: importing verify switches it off,
+    and a generated kernel is not compiled if numba uses it anyway (results would depend on the machine)."""
+    import numba
+
+    assert os.environ.get("NUMBA_DISABLE_INTEL_SVML") == "1" and not numba.config.USING_SVML
+    monkeypatch.setattr(numba.config, "USING_SVML", True)
+    with pytest.raises(RuntimeError, match="SVML"):
+        kernelcache.compiled_module("X = 1  # svml probe\n", "svml_probe")

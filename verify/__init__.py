@@ -19,7 +19,13 @@ Running
 The heavier names (``SKIP``, ``forall``, ``witness``, ``Loss`` and the submodules) are imported on
 first use, so ``import verify`` stays light.
 """
+import os as _os
 from importlib import import_module as _import_module
+
+# numba would use Intel SVML's vector exp/log/pow where the icc_rt package is installed; those do
+# not round like the scalar libm the kernels are tested against, so results would depend on the
+# machine. Off before numba is first imported (verify.kernelcache refuses to compile if it is on).
+_os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
 
 from .claim import (BUDGETS, Check, Claim, all_checks, combine, corroborate, Context, Evidence, Figure,
                     Paper, PartVerdict, Planted, Result, Source, Status, Verdict, catalogue, check,

@@ -161,6 +161,10 @@ def compiled_module(source: str, label: str, namespace: Mapping[str, Any] | None
     key = source_key(text)
     if key in _memo:
         return _memo[key]
+    if numba.config.USING_SVML:
+        raise RuntimeError("numba is using Intel SVML (vector exp/log that round differently from "
+                           "libm): results would depend on the machine. Set NUMBA_DISABLE_INTEL_SVML=1 "
+                           "before numba is imported (importing verify first does it).")
     stem = f"{re.sub(r'[^0-9A-Za-z_]', '_', label)}_{key[:16]}"
     name = _MODULE_PREFIX + stem
     path = cache_dir() / f"{stem}.py"
