@@ -149,29 +149,65 @@ def lanes(key: str, ks: tuple, m: float, qs: tuple | None = None, qs_beta: float
     if plain:
         _COMPUTED.add((key, ks, m))
     return run_by_lane(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=rtol, xtol=xtol, s_c=s_c,
-                       s_eps=s_eps, contraction=contraction, **kw)
+                       s_eps=s_eps, contraction=contraction, share=key, **kw)
 
 
-def run_by_lane(loss, x0, y0, eta, *, qs_window: tuple | None = None, qs_shift=0.0, **kw) -> dynamics.Lanes:
+def run_by_lane(loss, x0, y0, eta, *, qs_window: tuple | None = None, qs_shift=0.0, beta=None,
+                contraction: bool = False, share: str | None = None, **kw) -> dynamics.Lanes:
     """:func:`verify.dynamics.run` one lane at a time, the results joined in input order.
 
-    Why: the compiled engine steps a fixed set of slots (as many as lanes, up to 64) until the last
-    lane stops, so a sweep over η = e^{-k} — each lane ~e^{k}–e^{4k} steps, the last one about half
-    of the total — spends most of its time stepping empty slots behind its longest lane (the qs sweep
-    of ℓ_{3/2} on k ∈ [1, 6]: 25 s in one call, 5.6 s lane by lane). A lane's arithmetic never
-    depends on the other lanes (:mod:`verify.dynamics.lanes`), so the results are bit-identical."""
+    Why lane by lane: the compiled engine steps a fixed set of slots (as many as lanes, up to 64)
+    until the last lane stops, so a sweep over η = e^{-k} — each lane ~e^{k}–e^{4k} steps, the last
+    one about half of the total — spends most of its time stepping empty slots behind its longest
+    lane (the qs sweep of ℓ_{3/2} on k ∈ [1, 6]: 25 s in one call, 5.6 s lane by lane). A lane's
+    arithmetic never depends on the other lanes (:mod:`verify.dynamics.lanes`): bit-identical results.
+
+    ``share`` (the loss's catalogue key) keeps every lane in :data:`_LANE_RUNS`, so that claims asking
+    for the same lane — the same start, η and stop rule, on another grid or with other observers —
+    reuse it; see :func:`_one_lane`."""
     x0, y0, eta = (np.atleast_1d(np.asarray(v, float)) for v in (x0, y0, eta))
     n = max(len(x0), len(y0), len(eta))
     x0, y0, eta = (np.broadcast_to(v, (n,)) for v in (x0, y0, eta))
     lo, hi = qs_window if qs_window is not None else (0.0, None)
     lo, shift = (np.broadcast_to(np.asarray(v, float), (n,)) for v in (lo, qs_shift))
-    parts = [dynamics.run(loss, x0[i:i + 1], y0[i:i + 1], eta[i:i + 1], qs_shift=shift[i:i + 1],
-                          qs_window=None if qs_window is None else (lo[i:i + 1], hi), **kw) for i in range(n)]
-    if n == 1:
-        return parts[0]
+    stop = tuple(sorted(kw.items()))
+    parts = []
+    for i in range(n):
+        qs = None if qs_window is None else (float(lo[i]), hi, float(shift[i]), beta)
+        parts.append(_one_lane(loss, share, (float(x0[i]), float(y0[i]), float(eta[i])), stop, qs,
+                               bool(contraction)))
     joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts])
               for f in dataclasses.fields(dynamics.Lanes) if f.name != "notes"}
-    return dynamics.Lanes(**joined, notes=parts[0].notes)
+    return dynamics.Lanes(**joined, notes=dict(parts[0].notes))
+
+
+_LANE_RUNS: dict = {}
+"""(loss key, (x₀, y₀, η), stop-rule arguments) → {(qs observer, contraction): one-lane Lanes}."""
+
+# what a run without the optional observers records in their fields (verify.dynamics.lxy): no
+# quasi-static steps counted (min/max NaN), no contraction step (min +inf)
+_NO_OBSERVERS = {"qs_count": 0, "qs_min": math.nan, "qs_max": math.nan, "contraction_min": math.inf}
+
+
+def _one_lane(loss, share, start: tuple, stop: tuple, qs, contraction: bool) -> dynamics.Lanes:
+    """One lane, from :data:`_LANE_RUNS` when this process has run it. The optional observers (the
+    quasi-static ratio, the contraction minimum) only read the trajectory: a lane asked for without
+    them is any cached run of the same start and stop rule with their fields reset to what a run
+    without them records (``tests/test_ahn2023_lane_sharing.py`` checks this against a fresh run)."""
+    x0, y0, eta = start
+    runs = _LANE_RUNS.setdefault((share, start, stop), {}) if share is not None else {}
+    hit = runs.get((qs, contraction))
+    if hit is not None:
+        return hit
+    if qs is None and not contraction and runs:
+        other = next(iter(runs.values()))
+        return dataclasses.replace(other, **{f: np.full(1, v, getattr(other, f).dtype)
+                                             for f, v in _NO_OBSERVERS.items()})
+    kw = {} if qs is None else {"qs_window": (np.array([qs[0]]), qs[1]), "qs_shift": np.array([qs[2]]),
+                                "beta": qs[3]}
+    r = dynamics.run(loss, [x0], [y0], [eta], contraction=contraction, **dict(stop), **kw)
+    runs[(qs, contraction)] = r
+    return r
 
 
 _PREFETCHED: dict = {}   # sweeps computed by prefetch_lanes (possibly elsewhere), not yet asked for

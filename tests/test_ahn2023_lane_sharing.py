@@ -1,0 +1,59 @@
+"""The ahn2023 sweeps run lane by lane and share lanes between claims (claims/ahn2023/_losses.py):
+the results must be those of one engine call over the whole grid, bit for bit, whichever claim (and
+observer set) ran a lane first."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from verify import dynamics
+from claims.ahn2023 import _losses
+from claims.ahn2023._losses import MAX_STEPS, XT, YT, k_grid, loss_by_key, run_by_lane
+
+
+def _same(a: dynamics.Lanes, b: dynamics.Lanes) -> None:
+    for f in dataclasses.fields(dynamics.Lanes):
+        if f.name != "notes":
+            assert np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True), f.name
+            assert getattr(a, f.name).dtype == getattr(b, f.name).dtype, f.name
+    assert a.notes == b.notes
+
+
+def _grid(key="beta=3/2", ks=k_grid(1.0, 2.5, 0.5)):
+    eta = np.exp(-np.asarray(ks, float))
+    x0, y0 = dynamics.normalised_start(eta, 3.0, XT, YT)
+    return loss_by_key(key), x0, y0, eta
+
+
+@pytest.mark.parametrize("observers", [
+    {}, {"contraction": True},
+    {"qs_window": "K", "qs_shift": 0.0}, {"qs_window": "K", "qs_shift": 0.0, "beta": 2.0},
+    {"qs_window": (0.0, 1 / 3), "qs_shift": "eta"},
+])
+def test_by_lane_equals_one_call(observers):
+    loss, x0, y0, eta = _grid()
+    kw = dict(observers)
+    if kw.get("qs_window") == "K":
+        kw["qs_window"] = (10.0 * eta**3.0, 0.5)
+    if isinstance(kw.get("qs_shift"), str):
+        kw["qs_shift"] = eta**3.0
+    whole = dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, **kw)
+    _same(run_by_lane(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, **kw), whole)
+    _same(run_by_lane(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, share="test", **kw), whole)
+
+
+@pytest.mark.parametrize("first", [{"contraction": True}, {"qs_window": "K", "qs_shift": 0.0, "beta": 1.5}])
+def test_plain_lane_from_a_run_with_observers(monkeypatch, first):
+    """A lane asked for without observers, served from a cached run with them, is a fresh plain run."""
+    monkeypatch.setattr(_losses, "_LANE_RUNS", {})
+    loss, x0, y0, eta = _grid("rsym")
+    kw = dict(first)
+    if kw.get("qs_window") == "K":
+        kw["qs_window"] = (10.0 * eta**2.0, 0.5)
+    run_by_lane(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, share="rsym", **kw)
+    calls = []
+    monkeypatch.setattr(_losses.dynamics, "run", lambda *a, **k: calls.append(1))
+    shared = run_by_lane(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, share="rsym")
+    monkeypatch.undo()
+    assert not calls  # every lane came from the cache
+    _same(shared, dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13))
