@@ -57,3 +57,43 @@ def test_plain_lane_from_a_run_with_observers(monkeypatch, first):
     monkeypatch.undo()
     assert not calls  # every lane came from the cache
     _same(shared, dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13))
+
+
+def test_observer_slots_equal_separate_runs():
+    """Every window of one multi-observer pass is what a separate engine run with it records."""
+    from claims.ahn2023._lane_observers import run_observed
+
+    loss, x0, y0, eta = _grid("beta=3/2", (1.5, 2.0))
+    for i in range(len(eta)):
+        windows = [(10.0 * eta[i]**3.0, 0.5, 0.0, None), (10.0 * eta[i]**3.0, 0.5, 0.0, 2.0),
+                   (0.0, 1 / 3, eta[i]**3.0, None), (10.0 * eta[i]**3.0, 0.5, 0.0, 1.6875)]
+        for track in (False, True):
+            got = run_observed(loss, x0[i], y0[i], eta[i], windows, contraction=track, max_steps=MAX_STEPS)
+            for (lo, hi, sh, b), r in zip(windows, got):
+                _same(r, dynamics.run(loss, x0[i:i + 1], y0[i:i + 1], eta[i:i + 1], max_steps=MAX_STEPS,
+                                      qs_window=(np.array([lo]), hi), qs_shift=np.array([sh]), beta=b,
+                                      contraction=track))
+
+
+def test_lanes_with_declared_observers_equal_separate_runs(monkeypatch):
+    """lanes() with observers declared by other claims (one pass records them all) gives each
+    observer's sweep as its own run would, whichever is asked first."""
+    monkeypatch.setattr(_losses, "_LANE_RUNS", {})
+    monkeypatch.setattr(_losses, "_OBSERVED", {})
+    _losses.lanes.cache_clear()
+    ks, key = k_grid(1.0, 2.0, 0.5), "beta=3"
+    specs = [{"qs": (10.0, 1.5, 0.5, 0.0)}, {"qs": (10.0, 1.5, 0.5, 0.0), "qs_beta": 6.0},
+             {"qs": (0.0, 1.5, 1 / 6, 1.0)}, {"contraction": True}]
+    for spec in specs:
+        _losses.observe(key, 3.0, **spec)
+    got = [_losses.lanes(key, ks, 3.0, **spec) for spec in [{}] + specs]
+    _losses.lanes.cache_clear()
+    loss = loss_by_key(key)
+    eta = np.exp(-np.asarray(ks, float))
+    x0, y0 = dynamics.normalised_start(eta, 3.0, XT, YT)
+    for spec, r in zip([{}] + specs, got):
+        kw = {"contraction": spec.get("contraction", False)}
+        if "qs" in spec:
+            K, e, hi, shift = spec["qs"]
+            kw.update(qs_window=(K * eta**e, hi), qs_shift=shift * eta**e, beta=spec.get("qs_beta"))
+        _same(r, dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, **kw))
