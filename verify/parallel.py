@@ -259,10 +259,17 @@ def run_claim_tasks(tasks: Sequence[ClaimTask]) -> list[ClaimOutcome]:
 
 def _module_groups(tasks: list[ClaimTask], workers: int) -> list[tuple[ClaimTask, ...]]:
     """Tasks grouped by declaring module, largest group first; groups are halved while there are
-    fewer groups than workers (``check ahn2023.thm2`` selects claims of one module)."""
+    fewer groups than workers (``check ahn2023.thm2`` selects claims of one module). Modules that
+    declare the same ``SHARES_RUNS_WITH`` name (a module-level string: their claims read the same
+    cached simulations) form one group, so that those runs are computed once."""
+    import sys
+
     from .listing import summaries
 
-    module = {c.id: getattr(c, "module", "") or c.id for c in summaries()}
+    def group(module: str) -> str:
+        return getattr(sys.modules.get(module), "SHARES_RUNS_WITH", module)
+
+    module = {c.id: group(getattr(c, "module", "") or c.id) for c in summaries()}
     by_module: dict[str, list[ClaimTask]] = {}
     for t in tasks:
         by_module.setdefault(module.get(t.claim_id, t.claim_id), []).append(t)

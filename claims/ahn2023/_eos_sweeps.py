@@ -16,6 +16,11 @@ from verify.nearmiss import near_miss
 
 from claims.ahn2023._losses import XT, YT, combine, k_grid, lanes, loss_by_key, observe
 
+EOS_RUNS = "claims.ahn2023._eos_sweeps"
+"""The ``SHARES_RUNS_WITH`` name of the modules whose claims read these sweeps (sec2_eos_regime,
+sec2_thm2, appA_figures, thm2_constants): :mod:`verify.parallel` runs them as one worker task, so the
+ℓ_{4/3} and ℓ_{3/2} lanes (~10^8 steps each sweep) are computed once per report, not once per module."""
+
 EOS_M = 3.0          # y0^2 - x0^2 = 3/eta: delta = 1 (spec E7)
 K_FIT = 2.5          # first k of the default fit window k in [2.5, 6] (3.5 units = 1.52 decades)
 FIT_SPAN = 3.5       # every fit window spans 3.5 units of k = ln(1/eta): 1.52 decades (engine rule: 1.5)

@@ -17,10 +17,13 @@ from verify import dynamics
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import SQRT, combine, lanes
-from claims.ahn2023._eos_sweeps import (EOS_M, FIT_SPAN, GAP, NOT_FITTED_NOTE, TAU, beta_of,
+from claims.ahn2023._eos_sweeps import (EOS_M, EOS_RUNS, FIT_SPAN, GAP, NOT_FITTED_NOTE, TAU, beta_of,
                                         fast_exponent, fitted, k_fit_min, ks_for, measure)
 from claims.ahn2023.sec2_eos_regime import _rem3_law, _rem3_rate
 from claims.ahn2023.sec2_thm2 import _thm2_rate
+
+# its claims read the Theorem-2 sweeps: one worker task with the other modules that do
+SHARES_RUNS_WITH = EOS_RUNS
 
 FIG9_ETA = 0.25
 # the bouncing phase of Fig. 9 (right) "tracks the envelope" η ℓ'(xy) y = 2x: median relative residual

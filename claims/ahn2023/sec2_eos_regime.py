@@ -30,9 +30,12 @@ from verify.nearmiss import near_miss
 from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import HUBER, combine, guarded, lanes, loss_by_key
 from claims.ahn2023._eos_sweeps import (
-    _frozen_huber_witness, EOS_M, TAU, NOT_FITTED_NOTE, fitted, ks_for, k_fit_min,
+    EOS_RUNS, _frozen_huber_witness, EOS_M, TAU, NOT_FITTED_NOTE, fitted, ks_for, k_fit_min,
     _require_converged, measure, beta_of, fast_exponent, qs_exponent, GAP, _all_runs,
     _excess_margin, _near_rates, _near_bounded)
+
+# its claims read the Theorem-2 sweeps: one worker task with the other modules that do
+SHARES_RUNS_WITH = EOS_RUNS
 
 
 # ============================================================================ Lemma 7

@@ -41,7 +41,11 @@ from verify.nearmiss import limit_margin, near_miss
 from claims.ahn2023 import PAPER
 from claims.ahn2023._thm2_closed_forms import (BETA2_HELD_OUT, BETA_HELD_OUT, CONJ_TOL, constant,
                                                 exponent, separatrix_root)
+from claims.ahn2023._eos_sweeps import EOS_RUNS
 from claims.ahn2023._losses import XT, YT, MAX_STEPS, c_beta, k_grid, lanes, loss_by_key, run_by_lane
+
+# its claims read the Theorem-2 sweeps: one worker task with the other modules that do
+SHARES_RUNS_WITH = EOS_RUNS
 
 K_MIN, K_MAX = 2.0, 5.0
 # a measured limit counts as determined when its error bar is below this fraction of it
