@@ -115,6 +115,8 @@ from verify import dynamics  # noqa: E402
 from verify.asymptotic import Series  # noqa: E402
 from verify.claim import all_checks, outcome  # noqa: E402
 
+from claims.ahn2023._lane_observers import SLOTS, run_observed  # noqa: E402
+
 XT, YT = 0.75, 1.25  # the fixed normalised start (x̃, ỹ) of spec E7; ỹ² − x̃² = 1
 MAX_STEPS = 2 * 10**8
 
@@ -228,8 +230,6 @@ def _one_lane(loss, share, start: tuple, stop: tuple, qs, contraction: bool, als
     asked one and those in ``also`` not yet recorded (:func:`._lane_observers.run_observed`), and a
     lane asked for without them is any recorded run with their fields reset to what a run without
     them records (``tests/test_ahn2023_lane_sharing.py`` checks both against fresh runs)."""
-    from claims.ahn2023._lane_observers import SLOTS, run_observed
-
     x0, y0, eta = start
     runs = _LANE_RUNS.setdefault((share, start, stop), {}) if share is not None else {}
     hit = runs.get((qs, contraction))
