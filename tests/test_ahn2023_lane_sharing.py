@@ -97,3 +97,18 @@ def test_lanes_with_declared_observers_equal_separate_runs(monkeypatch):
             K, e, hi, shift = spec["qs"]
             kw.update(qs_window=(K * eta**e, hi), qs_shift=shift * eta**e, beta=spec.get("qs_beta"))
         _same(r, dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13, **kw))
+
+
+def test_theorem2_modules_share_one_worker_task():
+    """The modules reading the Theorem-2 sweeps declare one SHARES_RUNS_WITH name, so a report puts
+    their claims in one worker task (verify.parallel) and computes the sweeps once."""
+    import claims.ahn2023.appA_figures  # noqa: F401  (the grouping reads imported modules)
+    import claims.ahn2023.sec2_eos_regime  # noqa: F401
+    import claims.ahn2023.sec2_thm2  # noqa: F401
+    import claims.ahn2023.thm2_constants  # noqa: F401
+    from verify.parallel import ClaimTask, _module_groups
+
+    ids = ("ahn2023.prop4", "ahn2023.fig11.left", "ahn2023.thm2", "ahn2023.thm2.constant", "ahn2023.fig1.seeds")
+    groups = _module_groups([ClaimTask(i, 0, "full") for i in ids], 1)
+    together = next(g for g in groups if any(t.claim_id == "ahn2023.prop4" for t in g))
+    assert {t.claim_id for t in together} == set(ids[:4])
