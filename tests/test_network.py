@@ -17,10 +17,11 @@ def test_sorted_features_match_definition(data):
     srt = net.presort(data)
     out = np.empty((data.n, 4))
     idx = np.full((data.n, 2), data.d // 2, dtype=np.int64)
+    near = net.walk_cache(data.n)
     # include b values sitting exactly on data points (ties decide ReLU'(0) = 0)
     bs = [0.0, -0.7, 1.3, -3.0, 2.5, float(data.x[0, 3]), float(-data.x[1, 5]), 0.2]
     for b in bs:
-        net._features_sorted(srt.s, srt.prefix, b, out, idx)
+        net._features_sorted(srt.s, srt.prefix, b, out, idx, near)
         Fm, Fp, Nm, Np_ = net.features_direct(data.x, b)
         np.testing.assert_allclose(out[:, 0], Fm, atol=1e-12)
         np.testing.assert_allclose(out[:, 1], Fp, atol=1e-12)

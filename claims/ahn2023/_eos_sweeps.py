@@ -14,7 +14,7 @@ from verify.claim import Check, Context, Evidence, outcome
 from verify import dynamics
 from verify.nearmiss import near_miss
 
-from claims.ahn2023._losses import XT, YT, combine, k_grid, lanes, loss_by_key
+from claims.ahn2023._losses import XT, YT, combine, k_grid, lanes, loss_by_key, observe
 
 EOS_M = 3.0          # y0^2 - x0^2 = 3/eta: delta = 1 (spec E7)
 K_FIT = 2.5          # first k of the default fit window k in [2.5, 6] (3.5 units = 1.52 decades)
@@ -83,7 +83,12 @@ def measure(key: str, quantity, *, m: float = EOS_M, kmin: float | None = None, 
     ``envelope="max"`` / ``"min"`` replaces each value by the running maximum / minimum over the grid
     from its largest η down to that η (sup_{η' >= η} R(η')): the upper (lower) envelope that an O(.)
     (Ω(.)) bound constrains, for quantities whose size depends on where a discrete event lands
-    (noisy in η). It stays bounded iff R does; the fit is still on the small-η end."""
+    (noisy in η). It stays bounded iff R does; the fit is still on the small-η end.
+
+    Fixed ``lanes_kw`` observers are declared to :func:`~claims.ahn2023._losses.observe` here, so the
+    claims reading one lane through different ratios record them in one pass."""
+    if isinstance(lanes_kw, dict):
+        observe(key, m, **lanes_kw)
 
     def run(ctx: Context) -> Series:
         ks = ks_for(ctx, key, 1.0, hi)

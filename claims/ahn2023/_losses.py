@@ -8,6 +8,7 @@ for ℓ_sym, which is not normalised (ℓ_sym''(0) = 1/4).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import lru_cache
 
@@ -114,6 +115,8 @@ from verify import dynamics  # noqa: E402
 from verify.asymptotic import Series  # noqa: E402
 from verify.claim import all_checks, outcome  # noqa: E402
 
+from claims.ahn2023._lane_observers import SLOTS, run_observed  # noqa: E402
+
 XT, YT = 0.75, 1.25  # the fixed normalised start (x̃, ỹ) of spec E7; ỹ² − x̃² = 1
 MAX_STEPS = 2 * 10**8
 
@@ -122,6 +125,30 @@ def k_grid(lo: float, hi: float, step: float) -> tuple[float, ...]:
     """k values of the grid η = e^{-k} (spec E7), lo..hi inclusive."""
     n = int(round((hi - lo) / step)) + 1
     return tuple(round(lo + i * step, 6) for i in range(n))
+
+
+def _stop_rule(rtol: float = 1e-13, xtol: float = 0.0, s_c: float = 0.5, s_eps: float = 0.0) -> tuple:
+    return (("max_steps", MAX_STEPS), ("rtol", rtol), ("s_c", s_c), ("s_eps", s_eps), ("xtol", xtol))
+
+
+def _window(eta: np.ndarray, qs: tuple, qs_beta) -> tuple:
+    """``lanes``' quasi-static window on the grid ``eta``: (lo per lane, hi, shift per lane, power)."""
+    K, e, hi, shift = qs
+    return K * eta**e, hi, shift * eta**e, qs_beta
+
+
+_OBSERVED: dict = {}
+"""(loss key, m, stop rule) → the observers ``(qs, qs_beta, contraction)`` that claims declared
+(:func:`observe`): :func:`lanes` runs them all in one pass over a lane (:mod:`._lane_observers`)."""
+
+
+def observe(key: str, m: float, qs: tuple | None = None, qs_beta: float | None = None,
+            contraction: bool = False, **stop) -> None:
+    """Declare that a claim will ask :func:`lanes` for these observers (a claim's construction
+    declares them: see ``_eos_sweeps.measure``), so that the first claim that runs a lane records them
+    for all; results do not depend on it (every observer's values are those of its own run)."""
+    if qs is not None or contraction:
+        _OBSERVED.setdefault((key, m, _stop_rule(**stop)), {})[(qs, qs_beta, contraction)] = None
 
 
 @lru_cache(maxsize=None)
@@ -137,18 +164,94 @@ def lanes(key: str, ks: tuple, m: float, qs: tuple | None = None, qs_beta: float
     x0, y0 = dynamics.normalised_start(eta, m, XT, YT)
     kw = {}
     if qs is not None:
-        K, e, hi, shift = qs
-        kw["qs_window"] = (K * eta**e, hi)
-        kw["qs_shift"] = shift * eta**e
-        kw["beta"] = qs_beta
+        lo, hi, shift, b = _window(eta, qs, qs_beta)
+        kw.update(qs_window=(lo, hi), qs_shift=shift, beta=b)
     plain = (qs is None and qs_beta is None and rtol == 1e-13 and xtol == 0.0 and s_c == 0.5
              and s_eps == 0.0 and not contraction)
     if plain and (key, ks, m) in _PREFETCHED:
         return _PREFETCHED.pop((key, ks, m))
     if plain:
         _COMPUTED.add((key, ks, m))
-    return dynamics.run(loss, x0, y0, eta, max_steps=MAX_STEPS, rtol=rtol, xtol=xtol, s_c=s_c,
-                        s_eps=s_eps, contraction=contraction, **kw)
+    stop = _stop_rule(rtol, xtol, s_c, s_eps)
+    also = [(None if q is None else _window(eta, q, qb), c) for q, qb, c in _OBSERVED.get((key, m, stop), ())]
+    return run_by_lane(loss, x0, y0, eta, contraction=contraction, share=key, also=also, **dict(stop), **kw)
+
+
+def run_by_lane(loss, x0, y0, eta, *, qs_window: tuple | None = None, qs_shift=0.0, beta=None,
+                contraction: bool = False, share: str | None = None, also=(), **kw) -> dynamics.Lanes:
+    """:func:`verify.dynamics.run` one lane at a time, the results joined in input order.
+
+    Why lane by lane: the compiled engine steps a fixed set of slots (as many as lanes, up to 64)
+    until the last lane stops, so a sweep over η = e^{-k} — each lane ~e^{k}–e^{4k} steps, the last
+    one about half of the total — spends most of its time stepping empty slots behind its longest
+    lane (the qs sweep of ℓ_{3/2} on k ∈ [1, 6]: 25 s in one call, 5.6 s lane by lane). A lane's
+    arithmetic never depends on the other lanes (:mod:`verify.dynamics.lanes`): bit-identical results.
+
+    ``share`` (the loss's catalogue key) keeps every lane in :data:`_LANE_RUNS`, so that claims asking
+    for the same lane — the same start, η and stop rule, on another grid or with other observers —
+    reuse it; ``also`` (``[((lo, hi, shift, power) or None, contraction), ...]``, lo and shift per
+    lane) are observers to record in the same pass (see :func:`_one_lane`)."""
+    x0, y0, eta = (np.atleast_1d(np.asarray(v, float)) for v in (x0, y0, eta))
+    n = max(len(x0), len(y0), len(eta))
+    x0, y0, eta = (np.broadcast_to(v, (n,)) for v in (x0, y0, eta))
+    stop = tuple(sorted(kw.items()))
+
+    def window(w, i):
+        lo, hi, shift, b = w
+        return (float(np.broadcast_to(lo, (n,))[i]), hi, float(np.broadcast_to(shift, (n,))[i]), b)
+
+    want = None if qs_window is None else (qs_window[0], qs_window[1], qs_shift, beta)
+    parts = []
+    for i in range(n):
+        others = [(None if w is None else window(w, i), bool(c)) for w, c in also]
+        parts.append(_one_lane(loss, share, (float(x0[i]), float(y0[i]), float(eta[i])), stop,
+                               None if want is None else window(want, i), bool(contraction), others))
+    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts])
+              for f in dataclasses.fields(dynamics.Lanes) if f.name != "notes"}
+    return dynamics.Lanes(**joined, notes=dict(parts[0].notes))
+
+
+_LANE_RUNS: dict = {}
+"""(loss key, (x₀, y₀, η), stop rule) → {(qs window, contraction): one-lane Lanes}."""
+
+# what a run without the optional observers records in their fields (verify.dynamics.lxy): no
+# quasi-static steps counted (min/max NaN), no contraction step (min +inf)
+_NO_QS = {"qs_count": 0, "qs_min": math.nan, "qs_max": math.nan}
+_NO_CONTRACTION = {"contraction_min": math.inf}
+
+
+def _without(r: dynamics.Lanes, fields: dict) -> dynamics.Lanes:
+    return dataclasses.replace(r, **{f: np.full(1, v, getattr(r, f).dtype) for f, v in fields.items()})
+
+
+def _one_lane(loss, share, start: tuple, stop: tuple, qs, contraction: bool, also=()) -> dynamics.Lanes:
+    """One lane, from :data:`_LANE_RUNS` when this process has run it. The optional observers (the
+    quasi-static ratio, the contraction minimum) only read the trajectory, so one pass records the
+    asked one and those in ``also`` not yet recorded (:func:`._lane_observers.run_observed`), and a
+    lane asked for without them is any recorded run with their fields reset to what a run without
+    them records (``tests/test_ahn2023_lane_sharing.py`` checks both against fresh runs)."""
+    x0, y0, eta = start
+    runs = _LANE_RUNS.setdefault((share, start, stop), {}) if share is not None else {}
+    hit = runs.get((qs, contraction))
+    if hit is not None:
+        return hit
+    if qs is None and not contraction and runs:
+        return _without(next(iter(runs.values())), {**_NO_QS, **_NO_CONTRACTION})
+    wanted = [(qs, contraction)] + [o for o in also if o not in runs]
+    windows = list(dict.fromkeys(w for w, _ in wanted if w is not None))[:SLOTS]
+    if share is None or not windows:
+        kw = {} if qs is None else {"qs_window": (np.array([qs[0]]), qs[1]), "qs_shift": np.array([qs[2]]),
+                                    "beta": qs[3]}
+        r = dynamics.run(loss, [x0], [y0], [eta], contraction=contraction, **dict(stop), **kw)
+        runs[(qs, contraction)] = r
+        return r
+    track = any(c for _, c in wanted)
+    for w, r in zip(windows, run_observed(loss, x0, y0, eta, windows, contraction=track, **dict(stop))):
+        runs.setdefault((w, track), r)
+        runs.setdefault((w, False), _without(r, _NO_CONTRACTION))
+        runs.setdefault((None, track), _without(r, _NO_QS))
+        runs.setdefault((None, False), _without(r, {**_NO_QS, **_NO_CONTRACTION}))
+    return runs[(qs, contraction)]
 
 
 _PREFETCHED: dict = {}   # sweeps computed by prefetch_lanes (possibly elsewhere), not yet asked for

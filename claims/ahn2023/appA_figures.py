@@ -22,6 +22,10 @@ from claims.ahn2023._eos_sweeps import (EOS_M, FIT_SPAN, GAP, NOT_FITTED_NOTE, T
 from claims.ahn2023.sec2_eos_regime import _rem3_law, _rem3_rate
 from claims.ahn2023.sec2_thm2 import _thm2_rate
 
+# its claims read the Theorem-2 sweeps (claims.ahn2023._eos_sweeps, cached per process): one
+# worker task with the other modules declaring this label
+SHARED_RUNS = "ahn2023.EOS"
+
 FIG9_ETA = 0.25
 # the bouncing phase of Fig. 9 (right) "tracks the envelope" η ℓ'(xy) y = 2x: median relative residual
 # over the second half of the bouncing steps at most this

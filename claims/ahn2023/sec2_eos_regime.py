@@ -34,6 +34,10 @@ from claims.ahn2023._eos_sweeps import (
     _require_converged, measure, beta_of, fast_exponent, qs_exponent, GAP, _all_runs,
     _excess_margin, _near_rates, _near_bounded)
 
+# its claims read the Theorem-2 sweeps (claims.ahn2023._eos_sweeps, cached per process): one
+# worker task with the other modules declaring this label
+SHARED_RUNS = "ahn2023.EOS"
+
 
 # ============================================================================ Lemma 7
 def _lem7_frozen(ctx: Context) -> Evidence:

@@ -22,9 +22,13 @@ from claims.ahn2023 import PAPER
 from claims.ahn2023._losses import HUBER, RSYM, SQRT, SYM, XT, YT, combine, guarded, lanes, prefetched
 from claims.ahn2023._slack import thm2_upper_slack
 from claims.ahn2023._eos_sweeps import (
-    _frozen_huber_witness, EOS_M, K_FIT, TAU, NOT_FITTED_NOTE, fitted, ks_for, _require_converged,
-    measure, beta_of, fast_exponent, qs_exponent, GAP, _all_runs, _excess_margin, _near_rates,
-    _near_bounded)
+    _frozen_huber_witness, EOS_M, K_FIT, TAU, NOT_FITTED_NOTE, fitted, ks_for,
+    _require_converged, measure, beta_of, fast_exponent, qs_exponent, GAP, _all_runs, _excess_margin,
+    _near_rates, _near_bounded)
+
+# its claims read the Theorem-2 sweeps (claims.ahn2023._eos_sweeps, cached per process): one
+# worker task with the other modules declaring this label
+SHARED_RUNS = "ahn2023.EOS"
 
 
 # ============================================================================ Theorem 2

@@ -41,7 +41,11 @@ from verify.nearmiss import limit_margin, near_miss
 from claims.ahn2023 import PAPER
 from claims.ahn2023._thm2_closed_forms import (BETA2_HELD_OUT, BETA_HELD_OUT, CONJ_TOL, constant,
                                                 exponent, separatrix_root)
-from claims.ahn2023._losses import XT, YT, MAX_STEPS, c_beta, k_grid, lanes, loss_by_key
+from claims.ahn2023._losses import XT, YT, MAX_STEPS, c_beta, k_grid, lanes, loss_by_key, run_by_lane
+
+# its claims read the Theorem-2 sweeps (claims.ahn2023._eos_sweeps, cached per process): one
+# worker task with the other modules declaring this label
+SHARED_RUNS = "ahn2023.EOS"
 
 K_MIN, K_MAX = 2.0, 5.0
 # a measured limit counts as determined when its error bar is below this fraction of it
@@ -91,7 +95,7 @@ def _ks(ctx: Context, key: str) -> tuple:
 def _held_out_lanes(key: str, ks: tuple, m: float) -> dynamics.Lanes:
     eta = np.exp(-np.asarray(ks, float))
     x0, y0 = dynamics.normalised_start(eta, m, XT, YT)
-    return dynamics.run(_loss(key), x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13)
+    return run_by_lane(_loss(key), x0, y0, eta, max_steps=MAX_STEPS, rtol=1e-13)
 
 
 def _runs(key: str, ks: tuple) -> dynamics.Lanes:
