@@ -60,10 +60,14 @@ class State:
     ``next`` its value for the next step, written when the lane steps (in the body) or when its
     :class:`Checkpoint` passes (in the checkpoint's items). Everywhere ``name`` denotes its value at the
     current step — so a before-rule may read what the previous step decided (e.g. "the last step fell
-    below the float64 floor")."""
+    below the float64 floor"). ``init`` may also be an expression in the lane inputs and constants (a
+    per-lane start). ``where``: written only at the steps where it also holds. In the prelude (kernels
+    without a :class:`Checkpoint`) a State is written also at the step where a before-rule stops the
+    lane — a running sum that counts the value at which the lane converged."""
     name: sp.Symbol
     init: Any
     next: Any
+    where: Any = True
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,39 @@ class RareReduction:
     min: sp.Symbol | None = None
     max: sp.Symbol | None = None
     max_init: float = -math.inf
+
+
+@dataclass(frozen=True)
+class RareUpdate:
+    """At the steps where ``where`` holds (the lane stepping), the scalar pass evaluates ``items`` —
+    :class:`Let` and :class:`State` (a new next value, replacing the one the vector loop wrote) — from
+    the step's quantities (stashed by the vector loop; a State's name is its value before the step).
+    For a costly branch (a ``log``) of a state's update that is rarely taken: the vector loop computes
+    the common branch for every lane, the scalar pass redoes the rare one for the flagged lanes."""
+    where: Any
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Window:
+    """The last ``size`` values of ``value`` over the steps where ``where`` holds, oldest first (NaN
+    before the first): outputs ``<name>_0`` … ``<name>_<size-1>``. A shift register of ``size`` rows
+    (branch-free, so the vector loop stays vectorised). In the body, or in the prelude under the rules
+    of a prelude :class:`State`."""
+    name: str
+    value: Any
+    size: int
+    where: Any = True
+
+
+@dataclass(frozen=True)
+class Doublings:
+    """The States ``values`` after the steps t + 1 = 2^j, j < ``count``, after which the lane goes on
+    (no after-rule stopped it): outputs ``<name>_<j>_<i>`` (0.0 if the lane stopped before), written
+    by the scalar pass — a trajectory sampled on a log scale of the step count."""
+    name: str
+    values: tuple
+    count: int
 
 
 @dataclass(frozen=True)

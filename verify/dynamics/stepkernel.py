@@ -54,16 +54,17 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from typing import Any, Callable
 
 import numba
 import numpy as np
 import sympy as sp
 
-from .stepitems import (T, Call, Checkpoint, CountWhere, FirstWhere, IsFinite, IsNaN, LastWhere,  # noqa: F401
-                        Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RowMean, State, StepKernel,
-                        StopRule, composite_gd_step)
-from .stepprint import StepPrinter, SympyOrderPrinter, check_rounding, lit  # noqa: F401
+from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
+                        LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RareUpdate,
+                        RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+from .stepprint import StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
@@ -100,6 +101,7 @@ class _Builder:
         self.gate = "go"  # an observer records when this holds: "act" in the prelude
         self.count = 0  # numbers the generated temporaries
         self.state_rows: dict = {}  # State name -> its row, "F[r, b]" or "N[r, b]"
+        self.post_flags: list[str] = []  # scalar-pass flags set after the stop rule
         checkpoint_items = [i for c in k.stop.before if isinstance(c, Checkpoint) for i in c.items]
         for item in (*k.prelude, *k.body, *checkpoint_items):
             if isinstance(item, State):
@@ -115,7 +117,7 @@ class _Builder:
             self.stores_i[item.name.name] = row
         else:
             r = self.frow(item.name)
-            self.loads_f.append((r, lit(item.init)))
+            self.loads_f.append((r, lit(item.init) if isinstance(item.init, (int, float)) else item.init))
             row = f"F[{r}, b]"
             self.stores_f[item.name.name] = row
         self.state_rows[item.name] = row
@@ -150,9 +152,12 @@ class _Builder:
         tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
         kinds = {Let: self.let, FirstWhere: self.first_where, MaxWhere: self.extremum_or_last,
                  MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last}
-        if not prelude:  # not idempotent (a checkpoint's step is visited twice), or they step
-            kinds.update({CountWhere: self.count_where, LogProduct: self.log_product,
-                          RareReduction: self.rare_reduction, State: self.state_update})
+        counting = {CountWhere: self.count_where, State: self.state_update, Window: self.window}
+        if not prelude or not any(isinstance(c, Checkpoint) for c in self.k.stop.before):
+            kinds.update(counting)  # not idempotent: in the prelude only if no checkpoint visits a step twice
+        if not prelude:  # they step
+            kinds.update({LogProduct: self.log_product, RareReduction: self.rare_reduction,
+                          RareUpdate: self.rare_update, Doublings: self.doublings})
         if type(item) not in kinds:
             raise TypeError(f"step kernel: {item!r} cannot be a {'prelude' if prelude else 'body'} item")
         self.count += 1
@@ -164,7 +169,68 @@ class _Builder:
 
     def state_update(self, j, item, tag):
         row = self.state_rows[item.name]
-        self.body.append(f"{_IND}{row} = {self.expr(item.next, tag)} if go else {row}")
+        cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
+        self.body.append(f"{_IND}{row} = {self.expr(item.next, tag)} if ({cond}) else {row}")
+
+    def stash(self, j, exprs) -> dict:
+        """Names for the scalar pass: the step's quantities in ``exprs`` stashed in F rows by the vector
+        loop (a State's as its value before the step); constants and lane rows are there."""
+        k, snames = self.k, dict(self.names)
+        lane_constants = {c.name for c in k.lane_constants}
+        free = set().union(*(sp.sympify(e).free_symbols for e in exprs))
+        for s in sorted(free, key=lambda s: s.name):
+            if s in k.lane_inputs or s in lane_constants:  # rows that do not change along the lane
+                snames[s] = f"F[{self.fr[s]}, b]"
+            elif s not in k.constants and s in self.names:
+                rs = self.frow(("stash", j, s))
+                self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
+                snames[s] = f"F[{rs}, b]"
+        return snames
+
+    def rare_update(self, j, item: RareUpdate, tag):
+        rf = self.nrow(("rareupdate", j))
+        self.flags.append(rf)
+        self.body.append(f"{_IND}N[{rf}, b] = 1 if (go & {self.expr(item.where, tag)}) else 0")
+        snames = self.stash(j, [i.expr if isinstance(i, Let) else i.next for i in item.items])
+        code = [f"if N[{rf}, b]:"]
+        for i in item.items:
+            if isinstance(i, Let):
+                code.append(f"    s{j}_{i.name.name} = {self.expr(i.expr, tag, False, snames)}")
+                snames[i.name] = f"s{j}_{i.name.name}"
+            elif isinstance(i, State):
+                code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, tag, False, snames)}")
+            else:
+                raise TypeError(f"step kernel: {i!r} cannot be a RareUpdate item")
+        self.scalar += code
+
+    def window(self, j, item: Window, tag):
+        rows = [self.frow((item.name, q)) for q in range(item.size)]
+        self.loads_f += [(r, "np.nan") for r in rows]
+        if not rows:
+            return
+        cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
+        self.body.append(f"{_IND}rec{j} = {cond}")
+        self.body += [f"{_IND}F[{a}, b] = F[{c}, b] if rec{j} else F[{a}, b]" for a, c in zip(rows, rows[1:])]
+        self.body.append(f"{_IND}F[{rows[-1]}, b] = {self.expr(item.value, tag)} if rec{j} else F[{rows[-1]}, b]")
+        self.stores_f.update({f"{item.name}_{q}": f"F[{r}, b]" for q, r in enumerate(rows)})
+
+    def doublings(self, j, item: Doublings, tag):
+        """Flagged after the stop rule (``status`` of the step) — see :func:`kernel_source`."""
+        nv = len(item.values)
+        rows = [self.frow((item.name, q)) for q in range(item.count * nv)]
+        self.loads_f += [(r, "0.0") for r in rows]
+        if not rows:
+            return
+        rf = self.nrow(("doublings", j))
+        self.flags.append(rf)
+        self.post_flags.append(f"{_IND}N[{rf}, b] = 1 if (go & (status == -1) & (((t + 1) & t) == 0) & "
+                               f"(t + 1 < {2 ** item.count})) else 0")
+        self.scalar += [f"if N[{rf}, b]:", "    kk = N[2, b]", "    jp = 0",
+                        "    while kk > 1:", "        kk >>= 1", "        jp += 1",
+                        f"    base = {rows[0]} + {nv} * jp"]
+        self.scalar += [f"    F[base + {q}, b] = {self.state_rows[v]}" for q, v in enumerate(item.values)]
+        self.stores_f.update({f"{item.name}_{p}_{q}": f"F[{rows[p * nv + q]}, b]"
+                              for p in range(item.count) for q in range(nv)})
 
     def checkpoint(self, j: int, item: Checkpoint, earlier: str) -> str:
         """The vector loop's test of checkpoint ``j`` (a flag for the scalar pass, which runs its items
@@ -230,7 +296,7 @@ class _Builder:
     def count_where(self, j, item, tag):
         r = self.nrow(item.name)
         self.loads_i.append((r, 0))
-        self.body += [f"{_IND}{self.local(item.name)} = N[{r}, b] + (1 if (go & {self.expr(item.where, tag)}) else 0)",
+        self.body += [f"{_IND}{self.local(item.name)} = N[{r}, b] + (1 if ({self.gate} & {self.expr(item.where, tag)}) else 0)",
                       f"{_IND}N[{r}, b] = {self.local(item.name)}"]
         self.bind(item.name)
         self.stores_i[item.name.name] = f"N[{r}, b]"
@@ -320,13 +386,19 @@ class _Builder:
     def load_lines(self) -> list[str]:
         """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
         k, fr = self.k, self.fr
-        load = [f"    F[{fr[q]}, b] = I[{j}, i]" for j, q in enumerate((*k.params, *k.lane_inputs))]
+        load = _copies([(fr[q], j) for j, q in enumerate((*k.params, *k.lane_inputs))], "F[{}, b]", "I[{}, i]")
         names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
         names.update({s: f"c_{s.name}" for s in k.constants})
         for c in k.lane_constants:
             check_rounding(c.expr, f"lane constant {c.name}")
             load.append(f"    F[{fr[c.name]}, b] = {StepPrinter(names).doprint(sp.sympify(c.expr))}")
-        load += [f"    F[{r}, b] = {v}" for r, v in self.loads_f]
+        inits = [(r, v if isinstance(v, str) else StepPrinter(names).doprint(sp.sympify(v))) for r, v in self.loads_f]
+        while inits:  # runs of rows with one value (a window, samples) as a loop: less code to compile
+            n = next((m for m in range(1, len(inits)) if inits[m] != (inits[0][0] + m, inits[0][1])), len(inits))
+            r, v = inits[0]
+            load += ([f"    for q in range({r}, {r + n}):", f"        F[q, b] = {v}"] if n >= 4
+                     else [f"    F[{r + m}, b] = {v}" for m in range(n)])
+            inits = inits[n:]
         load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
         return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
 
@@ -339,13 +411,15 @@ class _Builder:
             self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
         store = ["    i = N[0, b]", "    status = N[1, b]"]
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
+        rows, other = [], []  # outputs that are a row as is, copied in runs; the others
         for j, name in enumerate(k.float_outputs):
             value = self.stores_f[name]
             for o, oname, v in k.stop.overrides:
                 if oname == name:
                     value = f"({lit(v)} if status == {int(o)} else {value})"
-            store.append(f"    out_f[{j}, i] = {value}")
-        return store
+            plain = re.fullmatch(r"F\[(\d+), b\]", value)
+            (rows.append((j, int(plain.group(1)))) if plain else other.append(f"    out_f[{j}, i] = {value}"))
+        return store + _copies(rows, "out_f[{}, i]", "F[{}, b]") + other
 
 
 def kernel_source(k: StepKernel) -> str:
@@ -381,6 +455,8 @@ def kernel_source(k: StepKernel) -> str:
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
     writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
+    status_lines = selects([f"{_IND}status = {status}", f"{_IND}N[1, b] = status if act else N[1, b]"])
+    body, post, writes, post_flags = (selects(lines) for lines in (bld.body, post, writes, bld.post_flags))
     extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
     load, store = bld.load_lines(), bld.store_lines()
     kernels = list(dict.fromkeys(c.kernel for c in k.calls))
@@ -399,7 +475,6 @@ def kernel_source(k: StepKernel) -> str:
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
-    body = bld.body
     return f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
@@ -428,10 +503,10 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
 {nl.join(loads)}
 {nl.join(body)}
 {nl.join(post)}
-                status = {status}
-                N[1, b] = status if act else N[1, b]
+{nl.join(status_lines)}
+{nl.join(post_flags)}
 {nl.join(writes)}
-                N[2, b] = t + 1 if go else t
+                N[2, b] = select(go, t + 1, t)
                 extra |= {extra}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots
@@ -458,6 +533,19 @@ def _load(b, i, I, {pargs}F, N):
 def _store(b, out_i, out_f, F, N):
 {nl.join(store)}
 '''
+
+
+def _copies(pairs, dst: str, src: str) -> list[str]:
+    """Lines ``dst(a) = src(c)`` for the index pairs (a, c), runs of consecutive pairs as loops."""
+    lines = []
+    while pairs:
+        (a, c), n = pairs[0], 1
+        while n < len(pairs) and pairs[n] == (a + n, c + n):
+            n += 1
+        lines += ([f"    for q in range({n}):", f"        {dst.format(f'{a} + q')} = {src.format(f'{c} + q')}"]
+                  if n >= 4 else [f"    {dst.format(a + m)} = {src.format(c + m)}" for m in range(n)])
+        pairs = pairs[n:]
+    return lines
 
 
 def _free(lets) -> set:
@@ -487,7 +575,7 @@ def compile_source(source: str, label: str, kernels: dict | None = None) -> Call
     bound = {f"k_{name}": fn for name, fn in (kernels or {}).items()}
     key = (source, tuple(bound.items()))
     if key not in _COMPILED:
-        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, **bound}
+        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "select": select, **bound}
         try:
             _COMPILED[key] = compiled_module(source, label, namespace).engine
         except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
