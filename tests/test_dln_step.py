@@ -1,11 +1,11 @@
 """The diagonal linear network's full-batch GD declared as a step kernel (claims/even2023/_dln_step.py)
 gives, lane by lane, every field of what the hand-written kernel of claims/even2023/_dln.py gives, bit for
-bit; ``run_lanes`` uses it for b >= n."""
+bit (``run_lanes`` does not use it yet: slower at d = 30)."""
 import numpy as np
 from numba import njit
 
 from claims.even2023 import _dln
-from claims.even2023._dln import CONVERGED, OUTCOMES, _lanes_kernel, _series, batch_curvatures, e1_problem, e3_problem
+from claims.even2023._dln import OUTCOMES, _lanes_kernel, _series, batch_curvatures, e1_problem, e3_problem
 from claims.even2023._dln_step import run_gd_lanes
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss", "bounces",
@@ -61,10 +61,8 @@ def _compare(problem, gammas, **kw):
                         kw.get("n_snap", 24), kw.get("window", 64), batch_curvatures(problem.X, problem.n))
     ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *ref)
     got = run_gd_lanes(problem, gammas, **kw)
-    routed = _dln.run_lanes(problem, gammas, **kw)
     for name in FIELDS:
         assert np.array_equal(got[name], getattr(ref, name), equal_nan=True), (problem.label, kw, name)
-        assert np.array_equal(getattr(routed, name), getattr(ref, name), equal_nan=True), (problem.label, kw, name)
     return {OUTCOMES[s] for s in ref.status}
 
 

@@ -155,19 +155,21 @@ def test_undeclared_and_twice_declared_names_are_refused():
 def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
     from verify.dynamics.stepkernel import Checkpoint, RowMean, State
 
-    z, g, a, glast, e, dz, fm, moves = sp.symbols("z g a glast e dz fm moves", real=True)
+    z, g, a, glast, e, dz, fm, moves, w2, gw, gwlast = sp.symbols("z g a glast e dz fm moves w2 gw gwlast", real=True)
     every, cnt = sp.symbols("every cnt", integer=True)
     k = StepKernel(
         params=(x,), next_params=(xn,), lane_inputs=(eta,), constants=(steps_max, every), calls=(),
-        data=(z,), row_means=(RowMean((g,), (x - z,)),),
-        prelude=(Let(a, sp.Abs(g)), LastWhere(glast, g)),
+        data=(z,), row_means=(RowMean((g,), (x - z,)), RowMean((gw,), (w2 - z,))),
+        row_lets=(Let(w2, 2.0 * x),),  # once per step, read by the rows
+        prelude=(Let(a, sp.Abs(g)), LastWhere(glast, g), LastWhere(gwlast, gw)),
         body=(Let(e, eta * g), Let(xn, x - e), State(moves, 0.0, moves + sp.Abs(e))),
         stop=StopRule(before=((T >= steps_max, 3),
                               Checkpoint(sp.Eq(sp.Mod(T, every), 0),
                                          (RowMean((fm,), (dz**2,), (Let(dz, x - z),)), State(cnt, 0, cnt + 1)),
                                          ((fm > 1e6, 2),))),
                       after=((sp.Abs(e) <= 1e-14, 0),)),
-        int_outputs=("outcome", "steps", "cnt"), float_outputs=("x", "moves", "glast"), label="test_checkpoint")
+        int_outputs=("outcome", "steps", "cnt"), float_outputs=("x", "moves", "glast", "gwlast"),
+        label="test_checkpoint")
 
     def plain(x, e, Z, steps_max, every):
         t, cnt, moves = 0, 0, 0.0
@@ -176,9 +178,12 @@ def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
             for zi in Z:
                 g += x - zi
             g = g / len(Z)
-            glast = g
+            gw = 0.0 if len(Z) > 1 else -0.0
+            for zi in Z:
+                gw += 2.0 * x - zi
+            glast, gwlast = g, gw / len(Z)
             if t >= steps_max:
-                return [3, t, cnt], [x, moves, glast]
+                return [3, t, cnt], [x, moves, glast, gwlast]
             if t % every == 0:
                 fm = 0.0 if len(Z) > 1 else -0.0
                 for zi in Z:
@@ -186,18 +191,18 @@ def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
                 fm = fm / len(Z)
                 cnt += 1
                 if fm > 1e6:
-                    return [2, t, cnt], [x, moves, glast]
+                    return [2, t, cnt], [x, moves, glast, gwlast]
             step = e * g
             x, moves, t = x - step, moves + abs(step), t + 1
             if abs(step) <= 1e-14:
-                return [0, t, cnt], [x, moves, glast]
+                return [0, t, cnt], [x, moves, glast, gwlast]
 
     rng = np.random.default_rng(5)
     n = 130
     x0, e0 = rng.uniform(-3, 3, n), rng.uniform(0.1, 2.3, n)
     engine = compiled_engine(k)
     for Z in (rng.normal(size=(4, 1)), np.array([[0.5]])):
-        out_i, out_f = np.zeros((3, n), np.int64), np.zeros((3, n))
+        out_i, out_f = np.zeros((3, n), np.int64), np.zeros((4, n))
         engine(np.arange(n), np.stack([x0, e0]), Z, 400, 3, out_i, out_f)
         outcomes = set()
         for i in range(n):

@@ -6,7 +6,8 @@ even2023 eqs. (1)-(3) with B_k = all rows: β = u ⊙ v, L(β) = ‖Xβ − y‖
 
 declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the GD path
 of :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is that
-kernel's bit for bit (``tests/test_dln_step.py``); :func:`._dln.run_lanes` runs full-batch GD here:
+kernel's bit for bit (``tests/test_dln_step.py``) — not yet :func:`._dln.run_lanes`'s path: with the
+q_± series per coordinate it is slower than ``_lanes_kernel`` (measured ~1.5× at d = 10, ~3× at d = 30):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``), Σ_i r_i²
@@ -94,8 +95,7 @@ def dln_gd_kernel(d: int, n_snap: int = 24, window: int = 64) -> StepKernel:
     lam_min, lam_max, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
         "lam_min lam_max two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
 
-    row = [Let(beta[j], u[j] * v[j]) for j in range(d)]
-    row += [Let(r[0], -y + x[0] * beta[0])] + [Let(r[j], r[j - 1] + x[j] * beta[j]) for j in range(1, d)]
+    row = [Let(r[0], -y + x[0] * beta[0])] + [Let(r[j], r[j - 1] + x[j] * beta[j]) for j in range(1, d)]
     sums = RowMean((ss, *G), (r[-1] ** 2, *(r[-1] * x[j] for j in range(d))), tuple(row), mean=False)
     prelude = (Let(half, 0.5 * ss), Let(loss, half / n),
                LastWhere(final_loss, loss, T < max_steps),  # _lanes_kernel's last_full
@@ -143,6 +143,7 @@ def dln_gd_kernel(d: int, n_snap: int = 24, window: int = 64) -> StepKernel:
     return StepKernel(
         label="gd_dln", params=(*u, *v), next_params=(*un, *vn), lane_inputs=(gamma, *ln_alpha),
         constants=(max_steps, loss_tol, n, lam_min, lam_max), calls=(), data=(*x, y), row_means=(sums,),
+        row_lets=tuple(Let(beta[j], u[j] * v[j]) for j in range(d)),  # β = u ⊙ v once per step
         prelude=prelude, body=tuple(body),
         stop=StopRule(before=((T >= max_steps, STALLED), (bad, BLOWN_UP), (loss <= loss_tol, CONVERGED)),
                       after=((hit_any, HIT_PM1), (blown, BLOWN_UP))),

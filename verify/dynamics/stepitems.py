@@ -237,6 +237,9 @@ class StepKernel:
     prelude: tuple = ()
     data: tuple = ()  # the symbols of one data row: the engine takes the rows as an array Z after I
     row_means: tuple = ()  # RowMean at θ_t (in the parameters, lane inputs and data), before the prelude
+    # Let in the parameters and lane inputs, once per step before the row means, which may read them
+    # (a product every row would otherwise recompute)
+    row_lets: tuple = ()
     lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
     finals: tuple = ()  # Let in the final θ: extra outputs
     int_outputs: tuple = ("outcome", "steps")

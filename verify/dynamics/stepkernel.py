@@ -106,6 +106,13 @@ class _Builder:
         for item in (*k.prelude, *k.body, *checkpoint_items):
             if isinstance(item, State):
                 self.state(item)
+        self.held: dict = {}  # State name -> the RareUpdate conditions under which the vector loop holds it
+        for item in k.body:
+            if isinstance(item, RareUpdate):
+                for i in item.items:
+                    if isinstance(i, State):
+                        self.held.setdefault(i.name, []).append(item.where)
+        self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
 
     def state(self, item: State) -> None:
         """A State's row, its initial value and its name: its value at the current step (read at the top)."""
@@ -150,6 +157,8 @@ class _Builder:
 
     def emit(self, item, prelude: bool = False) -> None:
         tag = f"{type(item).__name__}({getattr(item, 'name', '')})"
+        if not isinstance(item, RareUpdate):
+            self.rare_flag = None
         kinds = {Let: self.let, FirstWhere: self.first_where, MaxWhere: self.extremum_or_last,
                  MinWhere: self.extremum_or_last, LastWhere: self.extremum_or_last}
         counting = {CountWhere: self.count_where, State: self.state_update, Window: self.window}
@@ -170,17 +179,21 @@ class _Builder:
     def state_update(self, j, item, tag):
         row = self.state_rows[item.name]
         cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
+        if self.gate == "go":  # a RareUpdate's scalar pass writes it: held (and read there) as it was
+            cond += "".join(f" & (not {self.expr(w, tag)})" for w in self.held.get(item.name, ()))
         self.body.append(f"{_IND}{row} = {self.expr(item.next, tag)} if ({cond}) else {row}")
 
-    def stash(self, j, exprs) -> dict:
+    def stash(self, j, exprs, held=()) -> dict:
         """Names for the scalar pass: the step's quantities in ``exprs`` stashed in F rows by the vector
-        loop (a State's as its value before the step); constants and lane rows are there."""
+        loop (a State's as its value before the step); constants, lane rows and ``held`` States are there."""
         k, snames = self.k, dict(self.names)
         lane_constants = {c.name for c in k.lane_constants}
         free = set().union(*(sp.sympify(e).free_symbols for e in exprs))
         for s in sorted(free, key=lambda s: s.name):
             if s in k.lane_inputs or s in lane_constants:  # rows that do not change along the lane
                 snames[s] = f"F[{self.fr[s]}, b]"
+            elif s in held:
+                snames[s] = self.state_rows[s]
             elif s not in k.constants and s in self.names:
                 rs = self.frow(("stash", j, s))
                 self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
@@ -188,11 +201,19 @@ class _Builder:
         return snames
 
     def rare_update(self, j, item: RareUpdate, tag):
-        rf = self.nrow(("rareupdate", j))
-        self.flags.append(rf)
-        self.body.append(f"{_IND}N[{rf}, b] = 1 if (go & {self.expr(item.where, tag)}) else 0")
-        snames = self.stash(j, [i.expr if isinstance(i, Let) else i.next for i in item.items])
-        code = [f"if N[{rf}, b]:"]
+        """A run of consecutive RareUpdates shares one flag (their conditions ORed); the scalar pass
+        re-tests each condition. The States they write are held by the vector loop where they hold."""
+        here = f"(go & {self.expr(item.where, tag)})"
+        if self.rare_flag is None:
+            self.rare_flag = rf = self.nrow(("rareupdate", j))
+            self.flags.append(rf)
+            self.body.append(f"{_IND}N[{rf}, b] = 1 if {here} else 0")
+        else:
+            rf = self.rare_flag
+            self.body.append(f"{_IND}N[{rf}, b] = 1 if (N[{rf}, b] | {here}) else 0")
+        held = {i.name for i in item.items if isinstance(i, State)}
+        snames = self.stash(j, [item.where, *(i.expr if isinstance(i, Let) else i.next for i in item.items)], held)
+        code = [f"if N[{rf}, b] and {self.expr(item.where, tag, False, snames)}:"]
         for i in item.items:
             if isinstance(i, Let):
                 code.append(f"    s{j}_{i.name.name} = {self.expr(i.expr, tag, False, snames)}")
@@ -467,7 +488,13 @@ def kernel_source(k: StepKernel) -> str:
              for c in k.calls]
     pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs)}
     pnames.update({s: f"c_{s.name}" for s in k.constants})
-    means = [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
+    means = [" " * 12 + "for b in range(w):"] if k.row_lets else []
+    for c in k.row_lets:
+        check_rounding(c.expr, f"row let {c.name}")
+        r = bld.frow(("row_let", c.name))
+        means.append(f"{' ' * 16}F[{r}, b] = {StepPrinter(pnames).doprint(sp.sympify(c.expr))}")
+        pnames[c.name] = f"F[{r}, b]"
+    means += [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
     zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
     loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()]
