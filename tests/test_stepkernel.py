@@ -155,19 +155,21 @@ def test_undeclared_and_twice_declared_names_are_refused():
 def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
     from verify.dynamics.stepkernel import Checkpoint, RowMean, State
 
-    z, g, a, glast, e, dz, fm, moves = sp.symbols("z g a glast e dz fm moves", real=True)
+    z, g, a, glast, e, dz, fm, moves, w2, gw, gwlast = sp.symbols("z g a glast e dz fm moves w2 gw gwlast", real=True)
     every, cnt = sp.symbols("every cnt", integer=True)
     k = StepKernel(
         params=(x,), next_params=(xn,), lane_inputs=(eta,), constants=(steps_max, every), calls=(),
-        data=(z,), row_means=(RowMean((g,), (x - z,)),),
-        prelude=(Let(a, sp.Abs(g)), LastWhere(glast, g)),
+        data=(z,), row_means=(RowMean((g,), (x - z,)), RowMean((gw,), (w2 - z,))),
+        row_lets=(Let(w2, 2.0 * x),),  # once per step, read by the rows
+        prelude=(Let(a, sp.Abs(g)), LastWhere(glast, g), LastWhere(gwlast, gw)),
         body=(Let(e, eta * g), Let(xn, x - e), State(moves, 0.0, moves + sp.Abs(e))),
         stop=StopRule(before=((T >= steps_max, 3),
                               Checkpoint(sp.Eq(sp.Mod(T, every), 0),
                                          (RowMean((fm,), (dz**2,), (Let(dz, x - z),)), State(cnt, 0, cnt + 1)),
                                          ((fm > 1e6, 2),))),
                       after=((sp.Abs(e) <= 1e-14, 0),)),
-        int_outputs=("outcome", "steps", "cnt"), float_outputs=("x", "moves", "glast"), label="test_checkpoint")
+        int_outputs=("outcome", "steps", "cnt"), float_outputs=("x", "moves", "glast", "gwlast"),
+        label="test_checkpoint")
 
     def plain(x, e, Z, steps_max, every):
         t, cnt, moves = 0, 0, 0.0
@@ -176,9 +178,12 @@ def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
             for zi in Z:
                 g += x - zi
             g = g / len(Z)
-            glast = g
+            gw = 0.0 if len(Z) > 1 else -0.0
+            for zi in Z:
+                gw += 2.0 * x - zi
+            glast, gwlast = g, gw / len(Z)
             if t >= steps_max:
-                return [3, t, cnt], [x, moves, glast]
+                return [3, t, cnt], [x, moves, glast, gwlast]
             if t % every == 0:
                 fm = 0.0 if len(Z) > 1 else -0.0
                 for zi in Z:
@@ -186,18 +191,18 @@ def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
                 fm = fm / len(Z)
                 cnt += 1
                 if fm > 1e6:
-                    return [2, t, cnt], [x, moves, glast]
+                    return [2, t, cnt], [x, moves, glast, gwlast]
             step = e * g
             x, moves, t = x - step, moves + abs(step), t + 1
             if abs(step) <= 1e-14:
-                return [0, t, cnt], [x, moves, glast]
+                return [0, t, cnt], [x, moves, glast, gwlast]
 
     rng = np.random.default_rng(5)
     n = 130
     x0, e0 = rng.uniform(-3, 3, n), rng.uniform(0.1, 2.3, n)
     engine = compiled_engine(k)
     for Z in (rng.normal(size=(4, 1)), np.array([[0.5]])):
-        out_i, out_f = np.zeros((3, n), np.int64), np.zeros((3, n))
+        out_i, out_f = np.zeros((3, n), np.int64), np.zeros((4, n))
         engine(np.arange(n), np.stack([x0, e0]), Z, 400, 3, out_i, out_f)
         outcomes = set()
         for i in range(n):
@@ -208,6 +213,60 @@ def test_prelude_state_checkpoint_and_row_means_match_a_plain_loop():
         assert {0, 2, 3} <= outcomes
 
 
-def test_a_prelude_observer_must_be_idempotent():
+def test_a_prelude_observer_must_be_idempotent_when_a_checkpoint_visits_a_step_twice():
+    from verify.dynamics.stepkernel import Checkpoint
+
+    checkpoint = Checkpoint(T > 3, (), ((x > 1e6, 2),))
     with pytest.raises(TypeError, match="cannot be a prelude item"):
-        kernel_source(_kernel(prelude=(CountWhere(count, x > 0),)))
+        kernel_source(_kernel(prelude=(CountWhere(count, x > 0),),
+                              stop=StopRule(before=((T >= steps_max, 3), checkpoint), after=((done, 2),))))
+
+
+def test_prelude_states_rare_updates_windows_and_doublings_match_a_plain_loop():
+    """A running sum and a count in the prelude (written also at the step where the lane converges), a
+    State started from a lane input whose update a RareUpdate redoes with a log, the last 5 values
+    (Window) and two States at the steps 1, 2, 4, 8 (Doublings)."""
+    from verify.dynamics.stepkernel import Doublings, RareUpdate, State, Window
+
+    f, total, prev, e, acc, lg, c0 = sp.symbols("f total prev e acc lg c0", real=True)
+    ups, rec = sp.Symbol("ups", integer=True), sp.Symbol("rec")
+    k = StepKernel(
+        params=(x,), next_params=(xn,), lane_inputs=(eta, c0), constants=(steps_max, tol), calls=(),
+        prelude=(Let(f, x**2), Let(rec, T < steps_max), State(total, 0.0, total + f, where=rec),
+                 CountWhere(ups, rec & (f > prev)), State(prev, math.inf, f, where=rec), Window("w", f, 5, rec)),
+        body=(Let(e, eta * x), Let(xn, x - e), State(acc, c0, acc + e),
+              RareUpdate(sp.Abs(e) > 0.5, (Let(lg, sp.log(sp.Abs(e))), State(acc, c0, acc + lg))),
+              Doublings("snap", (acc, total), 4)),
+        stop=StopRule(before=((T >= steps_max, 3), (f <= tol, 0)), after=((sp.Abs(xn) > 1e100, 2),)),
+        int_outputs=("outcome", "steps", "ups"),
+        float_outputs=("x", "total", "acc", *(f"w_{q}" for q in range(5)),
+                       *(f"snap_{p}_{q}" for p in range(4) for q in range(2))), label="test_rare_window")
+
+    def plain(x, e, c0, steps_max, tol):
+        t, ups, total, prev, acc, win, snap = 0, 0, 0.0, math.inf, c0, [math.nan] * 5, [0.0] * 8
+        while True:
+            f = x * x
+            if t < steps_max:
+                total, ups, prev, win = total + f, ups + (f > prev), f, win[1:] + [f]
+            if t >= steps_max or f <= tol:
+                return [3 if t >= steps_max else 0, t, ups], [x, total, acc, *win, *snap]
+            step = e * x
+            x, acc, t = x - step, (acc + _log(abs(step)) if abs(step) > 0.5 else acc + step), t + 1
+            if abs(x) > 1e100:
+                return [2, t, ups], [x, total, acc, *win, *snap]
+            if t & (t - 1) == 0 and t < 16:
+                j = t.bit_length() - 1
+                snap[2 * j:2 * j + 2] = [acc, total]
+
+    rng = np.random.default_rng(7)
+    n = 140
+    x0, e0, c00 = rng.uniform(-3, 3, n), rng.uniform(0.05, 3.5, n), rng.normal(size=n)
+    out_i, out_f = np.zeros((3, n), np.int64), np.zeros((16, n))
+    compiled_engine(k)(np.arange(n), np.stack([x0, e0, c00]), 300, 1e-20, out_i, out_f)
+    outcomes = set()
+    for i in range(n):
+        ints, floats = plain(float(x0[i]), float(e0[i]), float(c00[i]), 300, 1e-20)
+        outcomes.add(ints[0])
+        assert out_i[:, i].tolist() == ints, i
+        assert np.array_equal(out_f[:, i].view(np.int64), np.array(floats).view(np.int64)), i
+    assert {0, 2, 3} <= outcomes

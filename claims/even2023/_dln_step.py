@@ -5,69 +5,107 @@ even2023 eqs. (1)-(3) with B_k = all rows: β = u ⊙ v, L(β) = ‖Xβ − y‖
     s_k = γ ∇L(β_k) = γ Xᵀ(Xβ_k − y)/n,   u_{k+1} = u_k − s_k ⊙ v_k,   v_{k+1} = v_k − s_k ⊙ u_k,
 
 declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the GD path
-of :func:`claims.even2023._dln._lanes_kernel`, so that u, v, the step count, the outcome, the final
-loss, m = sup_k ‖s_k‖_∞, Σ_k s_k² and the curvature sums are that kernel's bit for bit
-(``tests/test_dln_step.py``):
+of :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is that
+kernel's bit for bit (``tests/test_dln_step.py``) — not yet :func:`._dln.run_lanes`'s path: with the
+q_± series per coordinate it is slower than ``_lanes_kernel`` (measured ~1.5× at d = 10, ~3× at d = 30):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``), Σ_i r_i²
   and G_j = Σ_i r_i x_ij;
-* L = (0.5 Σ r_i²)/n, g_j = G_j/n, s_j = γ g_j, the running max_j |s_j| and its sup over the steps;
-* per coordinate Σ_k s_k², and Σ_k 2γ²λ_min/max(XXᵀ/n) L(β_k) (``sum_grad_curv``);
+* L = (0.5 Σ r_i²)/n; in the prelude (so also at the step where the lane converges and does not step,
+  but not at a non-finite L) the loss sum Σ_k L(β_k), the bounces #{k: L(β_k) > L(β_{k−1})} and the
+  last ``window`` losses (:class:`~verify.dynamics.stepitems.Window`);
+* g_j = G_j/n, s_j = γ g_j, the running max_j |s_j| and its sup over the steps, Σ_k s_k², and
+  Σ_k 2γ²λ_min/max(XXᵀ/n) L(β_k) (``sum_grad_curv``);
+* the log-gains ln α_{±,k+1} = ln α_{±,k} − q_±(s_k)/2 and Gain += (q_+ + q_−)/2 (spec §0.6, def8) by
+  the series of ``_dln._series`` with all 7 terms (``_lanes_kernel`` skips those below a quarter ulp
+  of the sums, which changes no bit: tested), and for |s_j| ≥ 0.05 (or NaN) by ``_qpm``'s logs,
+  recomputed in the scalar pass (:class:`~verify.dynamics.stepitems.RareUpdate`);
+* Gain after the steps k = 2^j, j < ``n_snap`` (:class:`~verify.dynamics.stepitems.Doublings`);
 * before a step: the budget (``stalled``), L not finite or > 1e250 (``blown_up``), L ≤ tol_rel·L(β₀)
   (``converged``); after it: some s_j = ±1 (``hit_pm1``), sup ‖s‖_∞ not finite or > 1e120 (``blown_up``).
   The final loss is the last L computed before the budget ran out (as ``_lanes_kernel``'s ``last_full``).
 
-Not declared here (what ``run_lanes`` also accumulates): the log-gains ln α_± through the q_± series
-or logs, Gain, the loss sum and bounces (accumulated also at the step where the lane converges,
-which does not step), the loss window and the gain snapshots (per-lane arrays), SGD batches.
+SGD (b < n: a per-lane ``np.random`` stream and Fisher-Yates batches) stays in ``_lanes_kernel``.
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 from numba import njit
 
-from verify.dynamics.stepkernel import (T, IsFinite, LastWhere, Let, MaxOf, MaxWhere, RowMean, State,
-                                        StepKernel, StopRule, compiled_engine)
+from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, LastWhere, Let, MaxOf, MaxWhere,
+                                        RareUpdate, RowMean, State, StepKernel, StopRule, Window, compiled_engine)
 
 from ._dln import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
 
 
+def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
+    """q_±(s) = 2(ev ± od) by _dln._series with all 7 terms: ev = Σ_t s^{2t}·(1/2t), od = Σ_t
+    (s^{2t}·s)·(1/(2t+1)), t = 1..7, summed in t order (``_lanes_kernel`` skips the terms below a
+    quarter ulp of the partial sums, which leaves the sums' bits unchanged: tests/test_dln_step.py)."""
+    sq, qp, qm, ep, em = sp.symbols(f"{names}sq {names}qp {names}qm {names}ep {names}em", real=True)
+    lets, pw, ev, od = [Let(sq, s ** 2)], sq, None, None
+    for t in range(1, 8):
+        if t > 1:
+            pw_t = sp.Symbol(f"{names}pw{t}", real=True)
+            lets.append(Let(pw_t, pw * sq))
+            pw = pw_t
+        ps, e_t, o_t = sp.symbols(f"{names}ps{t} {names}ev{t} {names}od{t}", real=True)
+        lets += [Let(ps, pw * s),
+                 Let(e_t, pw * (1.0 / (2 * t)) if ev is None else ev + pw * (1.0 / (2 * t))),
+                 Let(o_t, ps * (1.0 / (2 * t + 1)) if od is None else od + ps * (1.0 / (2 * t + 1)))]
+        ev, od = e_t, o_t
+    lets += [Let(ep, ev + od), Let(em, ev - od), Let(qp, 2.0 * ep), Let(qm, 2.0 * em)]
+    return lets, qp, qm
+
+
 @lru_cache(maxsize=None)
-def dln_gd_kernel(d: int) -> StepKernel:
+def dln_gd_kernel(d: int, n_snap: int = 24, window: int = 64) -> StepKernel:
     """The declared GD step of a d-coordinate diagonal linear network (rows of Z: x_i1..x_id, y_i);
-    constants: max_steps, the loss tolerance tol_rel·L(β₀), n; lane input: γ."""
+    constants: max_steps, the loss tolerance tol_rel·L(β₀), n, λ_min/max(XXᵀ/n); lane inputs: γ, ln α."""
     u = sp.symbols(f"u0:{d}", real=True)
     v = sp.symbols(f"v0:{d}", real=True)
     un = sp.symbols(f"un0:{d}", real=True)
     vn = sp.symbols(f"vn0:{d}", real=True)
     x = sp.symbols(f"x0:{d}", real=True)
+    ln_alpha = sp.symbols(f"ln_alpha0:{d}", real=True)
     y, gamma, loss_tol = sp.symbols("y gamma loss_tol", real=True)
     max_steps, n = sp.Symbol("max_steps", integer=True), sp.Symbol("n", integer=True)
     beta = sp.symbols(f"beta0:{d}", real=True)
     r = sp.symbols(f"r0:{d}", real=True)  # partial sums of the residual of one row
     ss, half, loss, final_loss, m_s = sp.symbols("ss half loss final_loss max_abs_s", real=True)
+    sum_loss, prev = sp.symbols("sum_loss prev_loss", real=True)
+    bounces = sp.Symbol("bounces", integer=True)
     G = sp.symbols(f"G0:{d}", real=True)
     g = sp.symbols(f"g0:{d}", real=True)
     s = sp.symbols(f"s0:{d}", real=True)
     ma = sp.symbols(f"ma0:{d}", real=True)
     hit = sp.symbols(f"hit0:{d}")
-    bad, hit_any, blown = sp.symbols("bad hit_any blown")
+    bad, rec, hit_any, blown = sp.symbols("bad rec hit_any blown")
     s2 = sp.symbols(f"sum_s2_0:{d}", real=True)
+    lp = sp.symbols(f"ln_ap0:{d}", real=True)
+    lm = sp.symbols(f"ln_am0:{d}", real=True)
+    gain = sp.symbols(f"gain0:{d}", real=True)
     lam_min, lam_max, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
         "lam_min lam_max two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
 
-    row = [Let(beta[j], u[j] * v[j]) for j in range(d)]
-    row += [Let(r[0], -y + x[0] * beta[0])] + [Let(r[j], r[j - 1] + x[j] * beta[j]) for j in range(1, d)]
+    row = [Let(r[0], -y + x[0] * beta[0])] + [Let(r[j], r[j - 1] + x[j] * beta[j]) for j in range(1, d)]
     sums = RowMean((ss, *G), (r[-1] ** 2, *(r[-1] * x[j] for j in range(d))), tuple(row), mean=False)
     prelude = (Let(half, 0.5 * ss), Let(loss, half / n),
                LastWhere(final_loss, loss, T < max_steps),  # _lanes_kernel's last_full
-               Let(bad, sp.Not(IsFinite(loss)) | (loss > 1e250)))
+               Let(bad, sp.Not(IsFinite(loss)) | (loss > 1e250)),
+               # every finite loss computed, also at the step where the lane converges (before-rule)
+               Let(rec, (T < max_steps) & sp.Not(bad)),
+               State(sum_loss, 0.0, sum_loss + loss, where=rec),
+               CountWhere(bounces, rec & (loss > prev)),
+               State(prev, math.inf, loss, where=rec),
+               Window("loss_window", loss, window, rec))
     body = [Let(g[j], G[j] / n) for j in range(d)]
     body += [Let(s[j], gamma * g[j]) for j in range(d)]
     body += [Let(ma[0], MaxOf(0.0, sp.Abs(s[0])))] + [Let(ma[j], MaxOf(ma[j - 1], sp.Abs(s[j])))
@@ -76,21 +114,43 @@ def dln_gd_kernel(d: int) -> StepKernel:
     body += [Let(hit[j], hit[j - 1] | sp.Eq(s[j], 1) | sp.Eq(s[j], -1)) for j in range(1, d)]
     body += [MaxWhere(m_s, ma[-1]), Let(hit_any, hit[-1]),
              Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120))]
-    body += [State(s2[j], 0.0, s2[j] + s[j] ** 2) for j in range(d)]  # Σ_k s_k²
     # Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k), multiplied left to right as _lanes_kernel's CURV
     body += [Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lam_min), Let(c1, g2g * lam_max),
              State(curv0, 0.0, curv0 + c0 * loss), State(curv1, 0.0, curv1 + c1 * loss)]
+    qp, qm, qs = [], [], sp.symbols(f"qs0:{d}", real=True)
+    for j in range(d):  # ln α_± -= q_±(s)/2 and Gain += q(s) = (q_+ + q_−)/2 (spec §0.6)
+        lets, p_, m_ = _q_series(s[j], f"c{j}_")
+        body += [*lets, Let(qs[j], p_ + m_)]
+        qp.append(p_)
+        qm.append(m_)
+    body += [State(lp[j], ln_alpha[j], lp[j] - 0.5 * qp[j]) for j in range(d)]  # one kind per row run
+    body += [State(lm[j], ln_alpha[j], lm[j] - 0.5 * qm[j]) for j in range(d)]
+    body += [State(gain[j], 0.0, gain[j] + 0.5 * qs[j]) for j in range(d)]
+    body += [State(s2[j], 0.0, s2[j] + s[j] ** 2) for j in range(d)]  # Σ_k s_k²
+    for j in range(d):
+        # |s| >= 0.05 (or NaN): the logs of _qpm instead of the series, in the scalar pass
+        a, b_, la, lb, qpl, qml, qsl = sp.symbols(f"c{j}_a c{j}_b c{j}_la c{j}_lb c{j}_qpl c{j}_qml c{j}_qsl",
+                                                   real=True)
+        body.append(RareUpdate(sp.Not(sp.Abs(s[j]) < 0.05), (
+            Let(a, -2.0 * s[j]), Let(b_, 2.0 * s[j]),
+            Let(la, sp.log(sp.Abs(1.0 - s[j]))), Let(lb, sp.log(sp.Abs(1.0 + s[j]))),
+            Let(qpl, a - 2.0 * la), Let(qml, b_ - 2.0 * lb), Let(qsl, qpl + qml),
+            State(lp[j], ln_alpha[j], lp[j] - 0.5 * qpl), State(lm[j], ln_alpha[j], lm[j] - 0.5 * qml),
+            State(gain[j], 0.0, gain[j] + 0.5 * qsl))))
     body += [Let(un[j], u[j] - s[j] * v[j]) for j in range(d)]  # eq. (3)
     body += [Let(vn[j], v[j] - s[j] * u[j]) for j in range(d)]
+    body.append(Doublings("gain_snapshots", gain, n_snap))  # Gain^{(2^j)} (obs1)
     return StepKernel(
-        label="gd_dln", params=(*u, *v), next_params=(*un, *vn), lane_inputs=(gamma,),
+        label="gd_dln", params=(*u, *v), next_params=(*un, *vn), lane_inputs=(gamma, *ln_alpha),
         constants=(max_steps, loss_tol, n, lam_min, lam_max), calls=(), data=(*x, y), row_means=(sums,),
+        row_lets=tuple(Let(beta[j], u[j] * v[j]) for j in range(d)),  # β = u ⊙ v once per step
         prelude=prelude, body=tuple(body),
         stop=StopRule(before=((T >= max_steps, STALLED), (bad, BLOWN_UP), (loss <= loss_tol, CONVERGED)),
                       after=((hit_any, HIT_PM1), (blown, BLOWN_UP))),
-        int_outputs=INT_FIELDS,
-        float_outputs=(*(q.name for q in u), *(q.name for q in v), final_loss.name, m_s.name,
-                       *(q.name for q in s2), curv0.name, curv1.name))
+        int_outputs=(*INT_FIELDS, "bounces"),
+        float_outputs=(*(q.name for q in (*u, *v, *lp, *lm, *gain, *s2)), final_loss.name, m_s.name,
+                       sum_loss.name, curv0.name, curv1.name, *(f"loss_window_{q}" for q in range(window)),
+                       *(f"gain_snapshots_{p}_{q}" for p in range(n_snap) for q in range(d))))
 
 
 @njit(cache=True)
@@ -98,20 +158,27 @@ def _first_loss(y, n):
     return 0.5 * np.sum(y * y) / n  # as _lanes_kernel computes L(β₀)
 
 
-def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel: float = 1e-20) -> dict:
+def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel: float = 1e-20,
+                 n_snap: int = 24, window: int = 64) -> dict:
     """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the blocked step kernel:
-    ``status``, ``steps``, ``u``, ``v`` (L × d), ``final_loss``, ``max_abs_s`` as :func:`._dln.run_lanes`."""
+    every field of :class:`._dln.Lanes` but ``gammas`` and ``b``, as :func:`._dln._lanes_kernel` gives it."""
     gammas = np.ascontiguousarray(gammas, float)
     n, d = problem.n, problem.d
     L = len(gammas)
     u0 = np.sqrt(2.0) * problem.alpha  # as _lanes_kernel: math.sqrt(2.0) * alpha
-    I = np.vstack([np.repeat(u0[:, None], L, 1), np.zeros((d, L)), gammas[None, :]])
+    ln_alpha = np.log(problem.alpha)
+    I = np.vstack([np.repeat(u0[:, None], L, 1), np.zeros((d, L)), gammas[None, :],
+                   np.repeat(ln_alpha[:, None], L, 1)])
     Z = np.ascontiguousarray(np.c_[problem.X, problem.y])
-    out_i, out_f = np.zeros((2, L), np.int64), np.zeros((3 * d + 4, L))
-    loss_tol = float(tol_rel) * float(_first_loss(np.ascontiguousarray(problem.y), n))
+    out_i, out_f = np.zeros((3, L), np.int64), np.zeros((6 * d + 5 + window + n_snap * d, L))
+    first = float(_first_loss(np.ascontiguousarray(problem.y), n))
     lam_min, lam_max = batch_curvatures(problem.X, n)[0]
-    compiled_engine(dln_gd_kernel(d))(np.arange(L), I, Z, int(max_steps), loss_tol, n, float(lam_min),
-                                      float(lam_max), out_i, out_f)
-    return {"status": out_i[0], "steps": out_i[1], "u": out_f[:d].T.copy(), "v": out_f[d:2 * d].T.copy(),
-            "final_loss": out_f[2 * d], "max_abs_s": out_f[2 * d + 1],
-            "sum_s2": out_f[2 * d + 2:3 * d + 2].T.copy(), "sum_grad_curv": out_f[3 * d + 2:].T.copy()}
+    compiled_engine(dln_gd_kernel(d, n_snap, window))(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
+                                                      n, float(lam_min), float(lam_max), out_i, out_f)
+    f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",
+                                                                            "sum_s2"))}
+    k = 6 * d
+    f.update(final_loss=out_f[k], max_abs_s=out_f[k + 1], sum_loss=out_f[k + 2],
+             sum_grad_curv=out_f[k + 3:k + 5].T.copy(), loss_window=out_f[k + 5:k + 5 + window].T.copy(),
+             gain_snapshots=out_f[k + 5 + window:].T.reshape(L, n_snap, d).copy())
+    return {"status": out_i[0], "steps": out_i[1], "bounces": out_i[2], "first_loss": np.full(L, first), **f}

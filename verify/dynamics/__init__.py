@@ -10,11 +10,12 @@ Modules (one path each; every public name is re-exported here):
   :class:`Lanes` (float64) and :class:`HPLane` (high precision);
 * :mod:`.lanes` — :func:`run`, the float64 engine (numba, numpy fallback; ``parallel`` threads),
   :func:`trajectory`, :func:`normalised_start`;
-* :mod:`.stepitems` / :mod:`.stepkernel` / :mod:`.stepprint` — declared blocked step kernels: a GD map in named
-  intermediates (compiled calls such as ℓ', the chain rule of a composite objective), per-step
-  observers, carried state, a prelude and scalar checkpoints before the stop rule, generated
-  as numba source; lanes in structure-of-arrays blocks, the loop over lanes vectorised (SIMD), every
-  lane bit-identical to a lone scalar loop;
+* :mod:`.stepitems` / :mod:`.stepkernel` / :mod:`.stepobservers` / :mod:`.stepprint` — declared blocked step
+  kernels: a GD map in named intermediates (compiled calls such as ℓ', the chain rule of a composite
+  objective), per-step observers (scalar-pass updates, windows, samples at 2^j), carried state, a
+  prelude and scalar checkpoints before the stop rule, generated as numba source; lanes in
+  structure-of-arrays blocks, the loop over lanes vectorised (SIMD), every lane bit-identical to a
+  lone scalar loop;
 * :mod:`.lxy` — GD on ℓ(xy) declared with it: the map (eq. (2)), t̄, bounces, t₀ (def. 7), the D
   product, the quasi-static ratio, the eq. (15) contraction, the remaining-drop stop rule;
 * :mod:`.ddarith` — double-double arithmetic (two_sum, dd_add, …, dd_exp, dd_log, dd_tanh, dd_split);

@@ -60,10 +60,14 @@ class State:
     ``next`` its value for the next step, written when the lane steps (in the body) or when its
     :class:`Checkpoint` passes (in the checkpoint's items). Everywhere ``name`` denotes its value at the
     current step — so a before-rule may read what the previous step decided (e.g. "the last step fell
-    below the float64 floor")."""
+    below the float64 floor"). ``init`` may also be an expression in the lane inputs and constants (a
+    per-lane start). ``where``: written only at the steps where it also holds. In the prelude (kernels
+    without a :class:`Checkpoint`) a State is written also at the step where a before-rule stops the
+    lane — a running sum that counts the value at which the lane converged."""
     name: sp.Symbol
     init: Any
     next: Any
+    where: Any = True
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,39 @@ class RareReduction:
 
 
 @dataclass(frozen=True)
+class RareUpdate:
+    """At the steps where ``where`` holds (the lane stepping), the scalar pass evaluates ``items`` —
+    :class:`Let` and :class:`State` (a new next value, replacing the one the vector loop wrote) — from
+    the step's quantities (stashed by the vector loop; a State's name is its value before the step).
+    For a costly branch (a ``log``) of a state's update that is rarely taken: the vector loop computes
+    the common branch for every lane, the scalar pass redoes the rare one for the flagged lanes."""
+    where: Any
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Window:
+    """The last ``size`` values of ``value`` over the steps where ``where`` holds, oldest first (NaN
+    before the first): outputs ``<name>_0`` … ``<name>_<size-1>``. A shift register of ``size`` rows
+    (branch-free, so the vector loop stays vectorised). In the body, or in the prelude under the rules
+    of a prelude :class:`State`."""
+    name: str
+    value: Any
+    size: int
+    where: Any = True
+
+
+@dataclass(frozen=True)
+class Doublings:
+    """The States ``values`` after the steps t + 1 = 2^j, j < ``count``, after which the lane goes on
+    (no after-rule stopped it): outputs ``<name>_<j>_<i>`` (0.0 if the lane stopped before), written
+    by the scalar pass — a trajectory sampled on a log scale of the step count."""
+    name: str
+    values: tuple
+    count: int
+
+
+@dataclass(frozen=True)
 class Checkpoint:
     """A before-rule decided by scalar code: at the steps where ``where`` holds (and no earlier before-rule
     stopped the lane), the lane does not step in the vector loop; the scalar pass evaluates ``items``
@@ -200,6 +237,9 @@ class StepKernel:
     prelude: tuple = ()
     data: tuple = ()  # the symbols of one data row: the engine takes the rows as an array Z after I
     row_means: tuple = ()  # RowMean at θ_t (in the parameters, lane inputs and data), before the prelude
+    # Let in the parameters and lane inputs, once per step before the row means, which may read them
+    # (a product every row would otherwise recompute)
+    row_lets: tuple = ()
     lane_constants: tuple = ()  # Let in lane inputs, computed once per lane
     finals: tuple = ()  # Let in the final θ: extra outputs
     int_outputs: tuple = ("outcome", "steps")

@@ -8,10 +8,13 @@ same printer (an objective's gradient: :mod:`.generic` prints its compiled funct
 """
 from __future__ import annotations
 
+import ast
 import math
 from typing import Any
 
 import sympy as sp
+from numba import types
+from numba.extending import intrinsic
 from sympy.printing.pycode import PythonCodePrinter
 
 class StepPrinter(PythonCodePrinter):
@@ -95,3 +98,52 @@ def check_rounding(expr: Any, where: str) -> None:
             if len(ops) > 2:
                 raise ValueError(f"{where}: {node} has {len(ops)} operands; name the partial results "
                                  "(the rounding of a longer sum or product depends on its order)")
+
+
+@intrinsic
+def select(typingctx, cond, a, b):
+    """``a if cond else b`` as one LLVM ``select``: no branch in numba's IR, whose passes (SSA, reaching
+    definitions) grow with the number of blocks times the variables redefined in them — quadratically
+    in the ternaries of a large generated loop — and nothing for the vectoriser to if-convert. Both
+    operands are evaluated (the generated expressions have no side effects) and cast to their
+    unified type, as the ternary's phi would be."""
+    out = typingctx.unify_types(a, b)
+    if out is None:
+        return None
+
+    def codegen(context, builder, sig, args):
+        c = context.cast(builder, args[0], sig.args[0], types.boolean)
+        x = context.cast(builder, args[1], sig.args[1], sig.return_type)
+        y = context.cast(builder, args[2], sig.args[2], sig.return_type)
+        return builder.select(c, x, y)
+
+    return out(cond, a, b), codegen
+
+
+class _Selects(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.Call(ast.Name("select", ast.Load()), [node.test, node.body, node.orelse], [])
+
+
+def selects(lines: list[str]) -> list[str]:
+    """The generated statements ``lines`` (one per line, indented) with every ``a if c else b`` printed
+    as ``select(c, a, b)`` (:func:`select`)."""
+    out = []
+    for line in lines:
+        text = line.lstrip(" ")
+        tree = ast.fix_missing_locations(_Selects().visit(ast.parse(text)))
+        out.append(line[:len(line) - len(text)] + ast.unparse(tree))
+    return out
+
+
+def code_name(prefix: str, symbol) -> str:
+    """The generated code's variable for a declared symbol: ``<prefix>_<name>`` when the name is an
+    ASCII identifier, else ``<prefix>x_`` and the name with every character that is not an ASCII
+    letter or digit written as ``_<hex code>_`` (an injective spelling in its own namespace). Names
+    are never pasted into the source as written: a parameter called ``θ₀`` or ``x'`` must compile,
+    and a name holding code (``x=0;import os;x``) must stay a name."""
+    name = symbol.name
+    if name.isascii() and name.isidentifier():
+        return f"{prefix}_{name}"
+    return prefix + "x_" + "".join(c if c.isascii() and c.isalnum() else f"_{ord(c):x}_" for c in name)
