@@ -270,3 +270,12 @@ def test_prelude_states_rare_updates_windows_and_doublings_match_a_plain_loop():
         assert out_i[:, i].tolist() == ints, i
         assert np.array_equal(out_f[:, i].view(np.int64), np.array(floats).view(np.int64)), i
     assert {0, 2, 3} <= outcomes
+
+
+def test_an_integer_state_refuses_a_value_that_is_not_an_integer():
+    from verify.dynamics.stepitems import State
+
+    count = sp.Symbol("count", integer=True)
+    State(count, 0, count + 1)  # integer init, integer next: fine
+    with pytest.raises(ValueError, match="integer init"):
+        State(sp.Symbol("acc", real=True), 0, sp.Symbol("acc", real=True) + sp.Rational(1, 2))

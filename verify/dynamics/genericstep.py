@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .generic import objective_cse as cse
+from .generic import _EPS, objective_cse as cse
 from .outcomes import _HUGE
 from .stepitems import (T, Checkpoint, IsFinite, IsNaN, LastWhere, Let, MaxOf, MinOf, RowMean, State,
                         StepKernel, StopRule)
 
-_EPS = 2.0**-52
 _s = sp.Symbol
 eta, gtol = _s("_eta", real=True), _s("_gtol", real=True)
 max_steps, patience, check_every = (_s(n, integer=True) for n in ("_max_steps", "_patience", "_check_every"))

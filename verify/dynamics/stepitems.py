@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
 import sympy as sp
 from sympy.logic.boolalg import BooleanFunction
 
@@ -68,6 +69,13 @@ class State:
     init: Any
     next: Any
     where: Any = True
+
+    def __post_init__(self) -> None:
+        # an integer state stores into an integer row: a float next value would be truncated
+        # silently (numba's int_array[i] = 2.7 stores 2)
+        if isinstance(self.init, (int, bool, np.integer)) and not sp.sympify(self.next).is_integer:
+            raise ValueError(f"State {self.name}: integer init {self.init!r} but next {self.next} is not "
+                             "known to be an integer (declare integer symbols, or give a float init)")
 
 
 @dataclass(frozen=True)
@@ -201,9 +209,11 @@ class Checkpoint:
     State is written where it stands, so declare it after the items that read its old value) for it and
     then ``stop`` ((condition, outcome), the first that holds wins; conditions may read the items).
     Quantities of the prelude it reads are stashed by the vector loop. If none holds, the checkpoint has passed for this
-    step and the lane steps in the next sweep (the before-rules after the checkpoint still apply). For
-    costly, rare checks — a value and stall test every ``check_every`` steps — that the vector loop
-    should not pay on every step."""
+    step and the lane steps in the next sweep: the prelude and ALL before-rules are evaluated again
+    there, those before the checkpoint too — a rule before it that reads a State the checkpoint
+    writes sees the new value (unlike a plain loop, which would not re-test it), so declare such a
+    rule after the checkpoint. For costly, rare checks — a value and stall test every ``check_every``
+    steps — that the vector loop should not pay on every step."""
     where: Any
     items: tuple
     stop: tuple
