@@ -6,7 +6,8 @@ import pytest
 from numba import njit
 
 from claims.even2023 import _dln
-from claims.even2023._dln import OUTCOMES, _lanes_kernel, _series, batch_curvatures, e1_problem, e3_problem
+from claims.even2023._dln import (OUTCOMES, _lanes_kernel, _series, batch_curvatures, e1_problem, e3_problem,
+                                  series_terms)
 from claims.even2023._dln_step import run_gd_lanes
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss", "bounces",
@@ -23,14 +24,7 @@ def _skipped_terms_change_the_sums(S, factors):
     for m in S:
         for j in range(d):
             SS[j] = m * factors[j]
-        nterms = 7
-        m2 = m * m  # _lanes_kernel's choice of the number of terms
-        if m2 < 0.0025:
-            pw = m2
-            nterms = 1
-            while nterms < 7 and pw >= 1.3877787807814457e-17:
-                pw *= m2
-                nterms += 1
+        nterms = series_terms(m * m)  # _lanes_kernel's choice of the number of terms
         if nterms <= 3:
             _series(SS, QP, QM, 3)
         elif nterms <= 5:

@@ -242,6 +242,20 @@ def _series(SS, QP, QM, terms):
         QM[j] = 2.0 * (ev - od)
 
 
+@njit(inline="always")
+def series_terms(m2):
+    """How many terms of the q_± series the sums can feel when every s_j² <= m2 (see the caller):
+    the smallest T with m2^T < 2^-56, at most 7 (the full series, for m2 up to 0.05²)."""
+    nterms = 7
+    if m2 < 0.0025:
+        pw = m2
+        nterms = 1
+        while nterms < 7 and pw >= 1.3877787807814457e-17:   # 2^-56
+            pw *= m2
+            nterms += 1
+    return nterms
+
+
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch):
@@ -373,14 +387,7 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
                     ma = a
             if ma > maxs:
                 maxs = ma
-            nterms = 7
-            m2 = ma * ma     # >= every s_j² (rounding is monotone)
-            if m2 < 0.0025:
-                pw = m2
-                nterms = 1
-                while nterms < 7 and pw >= 1.3877787807814457e-17:   # 2^-56
-                    pw *= m2
-                    nterms += 1
+            nterms = series_terms(ma * ma)   # ma² >= every s_j² (rounding is monotone)
             if nterms <= 3:
                 _series(SS, QP, QM, 3)
             elif nterms <= 5:
