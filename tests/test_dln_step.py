@@ -67,13 +67,28 @@ def _gammas(problem, lanes):
     return np.geomspace(0.05, 3.0, lanes) / (lam * 2 * float(np.max(problem.alpha)) ** 2)
 
 
+def _hitting_gammas(problem):
+    """γ with fl(γ g_j) = ±1 at the first step for some j (β_0 = 0, so g = Xᵀ(−y)/n, summed in the
+    kernels' order): those lanes end hit_pm1 after one step."""
+    n, d = problem.X.shape
+    G = [0.0] * d
+    for i in range(n):
+        for j in range(d):
+            G[j] += -problem.y[i] * problem.X[i, j]
+    g = [Gj / n for Gj in G]
+    return [c for gj in g for c in (1.0 / gj, -1.0 / gj) if c > 0 and c * gj in (1.0, -1.0)]
+
+
 def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e3():
     problem = e3_problem(0)
     seen = set()
     for max_steps, tol_rel in ((3000, 1e-20), (500, 1e-8)):
         seen |= _compare(problem, _gammas(problem, 150), max_steps=max_steps, tol_rel=tol_rel)
     seen |= _compare(problem, _gammas(problem, 70), max_steps=700, tol_rel=1e-12, n_snap=5, window=3)
-    assert {"converged", "stalled", "blown_up"} <= seen
+    hitting = _hitting_gammas(problem)
+    assert hitting
+    seen |= _compare(problem, hitting, max_steps=100, tol_rel=1e-20)
+    assert {"converged", "stalled", "blown_up", "hit_pm1"} <= seen
 
 
 def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e1(request):
