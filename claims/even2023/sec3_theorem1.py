@@ -230,16 +230,11 @@ def _thm1_f64_property(case, gain_factor: float = 1.0):
     if gain_factor != 1.0:   # planted: rescale only the gain, ln α² − ln α_∞²
         ln_a0 = 2 * np.log(np.asarray(problem.alpha, dtype=float))
         ln_alpha2 = ln_a0 + gain_factor * (ln_alpha2 - ln_a0)
-    sol = _implicit.solve_f64(problem.X, problem.y, ln_alpha2, lanes.phi[0])
-    solver = "float64"
-    if not sol.converged:
-        # the float64 Newton can stall on badly scaled duals: re-solve at 30 digits (the
-        # prediction, not the run, is what would otherwise be wrong)
-        sol = _implicit.solve(problem.X, problem.y, [float(v) for v in ln_alpha2],
-                              [float(v) for v in lanes.phi[0]], dps=30, tol_rel=1e-16)
-        solver = "mpmath-30"
-        if not sol.converged:
-            return None, {"solver": "did not converge", "gamma": gamma}
+    try:  # float64, re-solved at 30 digits where the float64 Newton stops short (_implicit.solve_float)
+        sol = _implicit.solve_float(problem.X, problem.y, ln_alpha2, lanes.phi[0])
+    except RuntimeError:  # the prediction, not the run, would be wrong: undecided here
+        return None, {"solver": "did not converge", "gamma": gamma}
+    solver = "float64" if sol.dps is None else f"mpmath-{sol.dps}"
     predicted = np.array([float(v) for v in sol.beta])
     miss = float(np.linalg.norm(predicted - lanes.beta[0]) / np.linalg.norm(predicted))
     return miss < 1e-6, {"miss_rel": miss, "gamma": float(gamma), "solver": solver,
