@@ -25,6 +25,9 @@ import mpmath
 import numpy as np
 from numba import njit
 
+from ._qseries import _qpm, _qpm_vec, _series, series_terms  # noqa: F401  (re-exported)
+from ._sgd_lanes import run_sgd_lanes
+
 
 CONVERGED, STALLED, BLOWN_UP, HIT_PM1 = 0, 1, 2, 3
 OUTCOMES = ("converged", "stalled", "blown_up", "hit_pm1")
@@ -110,36 +113,6 @@ def q_plus_minus(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _qpm_vec(s)
 
 
-@njit(cache=True)
-def _qpm(s):
-    a = abs(s)
-    if a < 0.05:
-        s2 = s * s
-        even = 0.0
-        odd = 0.0
-        p = s2
-        # terms s^(2j)/(2j) and s^(2j+1)/(2j+1), up to s^15, each divisor's reciprocal a constant:
-        # a multiplication instead of a division (×1.25 per SGD step), within an ulp of the term
-        for j in range(1, 8):
-            even += p * (1.0 / (2 * j))
-            odd += p * s * (1.0 / (2 * j + 1))
-            p *= s2
-        return 2.0 * (even + odd), 2.0 * (even - odd)
-    return -2.0 * s - 2.0 * math.log(abs(1.0 - s)), 2.0 * s - 2.0 * math.log(abs(1.0 + s))
-
-
-@njit(cache=True)
-def _qpm_vec(s):
-    qp = np.empty(s.shape)
-    qm = np.empty(s.shape)
-    flat = s.ravel()
-    qpf = qp.ravel()
-    qmf = qm.ravel()
-    for i in range(flat.shape[0]):
-        qpf[i], qmf[i] = _qpm(flat[i])
-    return qp, qm
-
-
 def q_mp(s, dps: int = 40):
     """q(s) = −ln|1 − s²| in mpmath at ``dps`` digits (log1p: the argument s² is exact)."""
     with mpmath.workdps(dps):
@@ -223,42 +196,13 @@ def _residual(XT, y, beta, r):
             r[i] += XT[j, i] * bj
 
 
-@njit(inline="always")
-def _series(SS, QP, QM, terms):
-    """q_±(s_j) = 2(ev ± od) by the series of _qpm with ``terms`` terms (a literal at each call, so
-    the loop over coordinates vectorises); bitwise _qpm's sums when the skipped terms are below
-    a quarter ulp (see the caller)."""
-    for j in range(SS.shape[0]):
-        sv = SS[j]
-        s2v = sv * sv
-        ev = 0.0
-        od = 0.0
-        pw = s2v
-        for t in range(1, terms + 1):
-            ev += pw * (1.0 / (2 * t))
-            od += pw * sv * (1.0 / (2 * t + 1))
-            pw *= s2v
-        QP[j] = 2.0 * (ev + od)
-        QM[j] = 2.0 * (ev - od)
-
-
-@njit(inline="always")
-def series_terms(m2):
-    """How many terms of the q_± series the sums can feel when every s_j² <= m2 (see the caller):
-    the smallest T with m2^T < 2^-56, at most 7 (the full series, for m2 up to 0.05²)."""
-    nterms = 7
-    if m2 < 0.0025:
-        pw = m2
-        nterms = 1
-        while nterms < 7 and pw >= 1.3877787807814457e-17:   # 2^-56
-            pw *= m2
-            nterms += 1
-    return nterms
-
-
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch):
+    """Full-batch GD lanes (b >= n; ``seeds`` and ``check_every`` are not used: the full loss is
+    computed at every step). Mini-batch SGD lanes are :func:`._sgd_lanes.run_sgd_lanes`."""
+    if b < X.shape[0]:
+        raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
     n, d = X.shape
     status = np.full(L, 1, np.int64)
@@ -281,16 +225,11 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
     XT = np.ascontiguousarray(X.T)
     r = np.empty(n)
     g = np.empty(d)
-    perm = np.arange(n)
     beta = np.empty(d)
     SS = np.empty(d)   # s_k = γ g_k and its q_± series, per coordinate
     QP = np.empty(d)
     QM = np.empty(d)
-    full = b >= n
     for lane in range(L):
-        np.random.seed(seeds[lane])
-        for i in range(n):      # a lane's batches depend only on its own seed
-            perm[i] = i
         gamma = gammas[lane]
         u = math.sqrt(2.0) * alpha.copy()
         v = np.zeros(d)
@@ -312,61 +251,37 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
         while k < max_steps:
             for j in range(d):
                 beta[j] = u[j] * v[j]
-            # full loss: every step for GD, every `check_every` steps for SGD
-            if full or k % check_every == 0:
-                _residual(XT, y, beta, r)
-                ss = 0.0
-                for i in range(n):  # the order of np.sum(r * r), without the temporary
-                    ss += r[i] * r[i]
-                loss = 0.5 * ss / n
-                if not np.isfinite(loss) or loss > 1e250:
-                    st = BLOWN_CODE
-                    last_full = loss
-                    break
+            # the full loss, every step
+            _residual(XT, y, beta, r)
+            ss = 0.0
+            for i in range(n):  # the order of np.sum(r * r), without the temporary
+                ss += r[i] * r[i]
+            loss = 0.5 * ss / n
+            if not np.isfinite(loss) or loss > 1e250:
+                st = BLOWN_CODE
                 last_full = loss
-                if full:
-                    suml += loss
-                    if loss > prev:
-                        bounces += 1
-                    prev = loss
-                    WIN[lane, wpos % window] = loss
-                    wpos += 1
-                if loss <= tol_rel * L0:
-                    st = CONVERGED_CODE
-                    break
-            # the batch: uniform b-subset (partial Fisher-Yates), independent over k
+                break
+            last_full = loss
+            suml += loss
+            if loss > prev:
+                bounces += 1
+            prev = loss
+            WIN[lane, wpos % window] = loss
+            wpos += 1
+            if loss <= tol_rel * L0:
+                st = CONVERGED_CODE
+                break
+            # the gradient Xᵀr/n
             for j in range(d):
                 g[j] = 0.0
-            if full:
-                for i in range(n):
-                    for j in range(d):
-                        g[j] += r[i] * X[i, j]
+            for i in range(n):
                 for j in range(d):
-                    g[j] /= n
-                lb = loss
-            else:
-                for t in range(b):
-                    jj = t + np.random.randint(n - t)
-                    tmp = perm[t]
-                    perm[t] = perm[jj]
-                    perm[jj] = tmp
-                lb = 0.0
-                for t in range(b):
-                    i = perm[t]
-                    acc = -y[i]
-                    for j in range(d):
-                        acc += X[i, j] * beta[j]
-                    lb += 0.5 * acc * acc / b
-                    if b == 1:      # x/1 = x exactly: the same bits without d divisions
-                        for j in range(d):
-                            g[j] += acc * X[i, j]
-                    else:
-                        for j in range(d):
-                            g[j] += acc * X[i, j] / b
-                suml += lb
-            # batch curvature window (eq10.batch): only for b = 1 or GD, where λ's are known
-            CURV[lane, 0] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 0] * lb
-            CURV[lane, 1] += 2.0 * gamma * gamma * lam_batch[0 if full else perm[0], 1] * lb
+                    g[j] += r[i] * X[i, j]
+            for j in range(d):
+                g[j] /= n
+            # the curvature window (eq10.batch) with the extreme non-zero eigenvalues of XXᵀ/n
+            CURV[lane, 0] += 2.0 * gamma * gamma * lam_batch[0, 0] * loss
+            CURV[lane, 1] += 2.0 * gamma * gamma * lam_batch[0, 1] * loss
             hit = False
             # the series branch of q_± (_qpm) for every coordinate in one branch-free loop, which
             # the compiler vectorises across coordinates (same operations per coordinate, so
@@ -425,17 +340,6 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
                 jpow += 1
             if kk == 1 and jpow < n_snap:
                 SNAP[lane, jpow, :] = gain
-        if st == STALLED_CODE and not full:
-            # final full loss for the SGD classification
-            beta = u * v
-            for i in range(n):
-                acc = -y[i]
-                for j in range(d):
-                    acc += X[i, j] * beta[j]
-                r[i] = acc
-            last_full = 0.5 * np.sum(r * r) / n
-            if last_full <= tol_rel * L0:
-                st = CONVERGED_CODE
         status[lane] = st
         steps[lane] = k
         U[lane] = u
@@ -487,6 +391,11 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
                  else np.asarray(seeds, np.int64))
     if check_every is None:
         check_every = max(1, problem.n // max(b, 1))
+    if b < problem.n:
+        out = run_sgd_lanes(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
+                            seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
+                            int(n_snap), int(window), batch_curvatures(problem.X, b))
+        return Lanes(gammas, b, *out)
     out = _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
                         seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
                         int(n_snap), int(window), batch_curvatures(problem.X, b))
