@@ -5,12 +5,13 @@ u_{k+1} = u_k − s_k ⊙ v_k, v_{k+1} = v_k − s_k ⊙ u_k, s_k = γ ∇L_{B_k
 step k is a uniform b-subset drawn by a partial Fisher-Yates shuffle from ``np.random.seed(seed)``,
 independent over k, so it depends only on the lane's seed and k. The batches of every seed are drawn
 first (:func:`batch_table`, numba's generator, the same draws in the same order as a lane drawing its
-own), then the lanes run in a pool of ``POOL`` slots: the state is stored coordinate-major with the slots
-contiguous (``U[j, l]``), every inner loop runs over the slots, and each lane keeps its own sums in their
-order (the dot product x_i·β_k over j ascending, one chain per lane). That hides the latency of those
-chains, which bounded a one-lane-at-a-time loop (~200 ns per step at d = 30). A lane that stops leaves
-the pool (the last live slot takes its place) and the next lane enters at the next full-loss check, so
-the pool stays full until the lanes run out.
+own), then the lanes run in a pool of ``POOL`` slots: the state is one array, field-major then
+coordinate-major with the slots contiguous (``ST[f, j, l]``), every inner loop runs over the slots, and
+each lane keeps its own sums in their order (the dot product x_i·β_k over j ascending, one chain per
+lane). That hides the latency of those chains, which bounded a one-lane-at-a-time loop (~200 ns per
+step at d = 30; here ~90 ns per lane and step with a full pool, E1 b = 1). A lane that stops leaves the
+pool (the last live slot takes its place) and the next lane enters at the next full-loss check, so the
+pool stays full until the lanes run out.
 
 The arithmetic per lane is the operation sequence of one lane run alone, so every result is the one the
 lane gets alone (tests/test_even2023_sgd_lanes.py: the pool against lanes run one by one). The one place
@@ -36,6 +37,9 @@ VECTOR = 16                  # the loops over slots run over the live ones round
                              # (the compiler's vector loop takes 16 at a time; shorter loops ran scalar);
                              # idle slots hold γ = 0 and a zero state, which s = 0 keeps
 TABLE_BYTES = 1 << 28        # the batch tables of one kernel call at most (seeds are split beyond)
+# the fields of the pool's state array ST[f, j, l]
+_U, _V, _LP, _LM, _GAIN, _S2, _SS, _QP, _QM, _XB, _G = range(11)
+_FIELDS = 11
 
 
 @njit(cache=True)
@@ -60,65 +64,65 @@ def batch_table(seeds, n, b, steps):
 
 
 @njit(inline="always")
-def _series_update(SS, U, V, LP, LM, GAIN, S2, terms):
+def _series_update(ST, nv, terms):
     """q_± by the series with ``terms`` terms (a literal at each call) fused with the state update,
-    for steps in which no live lane has |s_j| >= 0.05 (_dln's _series and update, element by
-    element). The arrays are the pool's flattened: one loop over every slot of every coordinate,
-    which the compiler vectorises at any pool width (a loop over the slots of one coordinate, with
-    seven arrays, it left scalar below 32 slots)."""
-    for m in range(SS.shape[0]):
-        sv = SS[m]
-        s2v = sv * sv
-        ev = 0.0
-        od = 0.0
-        pw = s2v
-        for t in range(1, terms + 1):
-            ev += pw * (1.0 / (2 * t))
-            od += pw * sv * (1.0 / (2 * t + 1))
-            pw *= s2v
-        qp = 2.0 * (ev + od)
-        qm = 2.0 * (ev - od)
-        LP[m] -= 0.5 * qp
-        LM[m] -= 0.5 * qm
-        GAIN[m] += 0.5 * (qp + qm)
-        S2[m] += sv * sv
-        um = U[m]
-        U[m] = um - sv * V[m]
-        V[m] = V[m] - sv * um
+    for steps in which no live lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane)."""
+    for j in range(ST.shape[1]):
+        for l in range(nv):
+            sv = ST[_SS, j, l]
+            s2v = sv * sv
+            ev = 0.0
+            od = 0.0
+            pw = s2v
+            for t in range(1, terms + 1):
+                ev += pw * (1.0 / (2 * t))
+                od += pw * sv * (1.0 / (2 * t + 1))
+                pw *= s2v
+            qp = 2.0 * (ev + od)
+            qm = 2.0 * (ev - od)
+            ST[_LP, j, l] -= 0.5 * qp
+            ST[_LM, j, l] -= 0.5 * qm
+            ST[_GAIN, j, l] += 0.5 * (qp + qm)
+            ST[_S2, j, l] += sv * sv
+            uj = ST[_U, j, l]
+            ST[_U, j, l] = uj - sv * ST[_V, j, l]
+            ST[_V, j, l] = ST[_V, j, l] - sv * uj
 
 
 @njit(inline="always")
-def _series_into(SS, QP, QM):
-    """q_± by the full series (7 terms) into QP, QM (flattened, as above), for steps where some lane
-    has |s_j| >= 0.05."""
-    for m in range(SS.shape[0]):
-        sv = SS[m]
-        s2v = sv * sv
-        ev = 0.0
-        od = 0.0
-        pw = s2v
-        for t in range(1, 8):
-            ev += pw * (1.0 / (2 * t))
-            od += pw * sv * (1.0 / (2 * t + 1))
-            pw *= s2v
-        QP[m] = 2.0 * (ev + od)
-        QM[m] = 2.0 * (ev - od)
+def _series_into(ST, nv):
+    """q_± by the full series (7 terms) into the QP, QM fields, for steps where some lane has
+    |s_j| >= 0.05."""
+    for j in range(ST.shape[1]):
+        for l in range(nv):
+            sv = ST[_SS, j, l]
+            s2v = sv * sv
+            ev = 0.0
+            od = 0.0
+            pw = s2v
+            for t in range(1, 8):
+                ev += pw * (1.0 / (2 * t))
+                od += pw * sv * (1.0 / (2 * t + 1))
+                pw *= s2v
+            ST[_QP, j, l] = 2.0 * (ev + od)
+            ST[_QM, j, l] = 2.0 * (ev - od)
 
 
 @njit(inline="always")
-def _update(SS, QP, QM, U, V, LP, LM, GAIN, S2):
-    """The state update from s and q_± (flattened, as above)."""
-    for m in range(SS.shape[0]):
-        s = SS[m]
-        qp = QP[m]
-        qm = QM[m]
-        LP[m] -= 0.5 * qp
-        LM[m] -= 0.5 * qm
-        GAIN[m] += 0.5 * (qp + qm)
-        S2[m] += s * s
-        um = U[m]
-        U[m] = um - s * V[m]
-        V[m] = V[m] - s * um
+def _update(ST, nv):
+    """The state update from s and q_± (the SS, QP, QM fields)."""
+    for j in range(ST.shape[1]):
+        for l in range(nv):
+            s = ST[_SS, j, l]
+            qp = ST[_QP, j, l]
+            qm = ST[_QM, j, l]
+            ST[_LP, j, l] -= 0.5 * qp
+            ST[_LM, j, l] -= 0.5 * qm
+            ST[_GAIN, j, l] += 0.5 * (qp + qm)
+            ST[_S2, j, l] += s * s
+            uj = ST[_U, j, l]
+            ST[_U, j, l] = uj - s * ST[_V, j, l]
+            ST[_V, j, l] = ST[_V, j, l] - s * uj
 
 
 @njit(cache=True)
@@ -136,13 +140,12 @@ def _final_loss(X, y, u, v):
 
 
 @njit(cache=True)
-def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, U, V, LP, LM, GAIN,
-            S2, status, steps, U_out, V_out, LP_out, LM_out, GAIN_out, S2_out, MAXS_out, SUML_out,
+def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, ST, status, steps, U_out, V_out, LP_out, LM_out, GAIN_out, S2_out, MAXS_out, SUML_out,
             FINAL_out, CURV, X, y, tol_rel, L0):
     """Write out the lanes whose ``code`` is set and close the gaps with the last live slots; a
     stalled lane gets its final full loss (converged if it meets the tolerance). Returns the new
     number of live slots."""
-    d = U.shape[0]
+    d = ST.shape[1]
     l = w - 1
     while l >= 0:
         if code[l] >= 0:
@@ -150,12 +153,12 @@ def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, U,
             status[lane] = code[l]
             steps[lane] = k_of[l]
             for j in range(d):
-                U_out[lane, j] = U[j, l]
-                V_out[lane, j] = V[j, l]
-                LP_out[lane, j] = LP[j, l]
-                LM_out[lane, j] = LM[j, l]
-                GAIN_out[lane, j] = GAIN[j, l]
-                S2_out[lane, j] = S2[j, l]
+                U_out[lane, j] = ST[_U, j, l]
+                V_out[lane, j] = ST[_V, j, l]
+                LP_out[lane, j] = ST[_LP, j, l]
+                LM_out[lane, j] = ST[_LM, j, l]
+                GAIN_out[lane, j] = ST[_GAIN, j, l]
+                S2_out[lane, j] = ST[_S2, j, l]
             MAXS_out[lane] = maxs[l]
             SUML_out[lane] = suml[l]
             FINAL_out[lane] = last_full[l]
@@ -178,20 +181,20 @@ def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, U,
                 curv1[l] = curv1[last]
                 code[l] = code[last]
                 for j in range(d):
-                    U[j, l] = U[j, last]
-                    V[j, l] = V[j, last]
-                    LP[j, l] = LP[j, last]
-                    LM[j, l] = LM[j, last]
-                    GAIN[j, l] = GAIN[j, last]
-                    S2[j, l] = S2[j, last]
+                    ST[_U, j, l] = ST[_U, j, last]
+                    ST[_V, j, l] = ST[_V, j, last]
+                    ST[_LP, j, l] = ST[_LP, j, last]
+                    ST[_LM, j, l] = ST[_LM, j, last]
+                    ST[_GAIN, j, l] = ST[_GAIN, j, last]
+                    ST[_S2, j, l] = ST[_S2, j, last]
             gam[last] = 0.0          # the freed slot idles: s = 0 keeps its zero state
             for j in range(d):
-                U[j, last] = 0.0
-                V[j, last] = 0.0
-                LP[j, last] = 0.0
-                LM[j, last] = 0.0
-                GAIN[j, last] = 0.0
-                S2[j, last] = 0.0
+                ST[_U, j, last] = 0.0
+                ST[_V, j, last] = 0.0
+                ST[_LP, j, last] = 0.0
+                ST[_LM, j, last] = 0.0
+                ST[_GAIN, j, last] = 0.0
+                ST[_S2, j, last] = 0.0
             w -= 1
         l -= 1
     return w
@@ -225,22 +228,11 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
     ln_alpha = np.log(alpha)
     XT = np.ascontiguousarray(X.T)
     L0 = 0.5 * np.sum(y * y) / n
-    # the pool's state, coordinate-major (slots contiguous); slots 0..w-1 are live
-    U = np.zeros((d, pool))
-    V = np.zeros((d, pool))
-    LP = np.zeros((d, pool))
-    LM = np.zeros((d, pool))
-    GAIN = np.zeros((d, pool))
-    S2 = np.zeros((d, pool))
-    G = np.zeros((d, pool))
-    SS = np.zeros((d, pool))
-    QP = np.zeros((d, pool))
-    QM = np.zeros((d, pool))
-    XB = np.zeros((d, pool))               # the batch row x_i of each slot (b = 1)
+    # the pool's state, one array: field f of coordinate j of slot l at ST[f, j, l] (slots contiguous;
+    # one array with fixed field offsets lets the compiler vectorise the slot loops without run-time
+    # overlap checks between a dozen arrays); slots 0..w-1 are live
+    ST = np.zeros((_FIELDS, d, pool))
     R = np.zeros((n, pool))
-    SSf, QPf, QMf = SS.reshape(d * pool), QP.reshape(d * pool), QM.reshape(d * pool)   # flat views
-    Uf, Vf, LPf, LMf = U.reshape(d * pool), V.reshape(d * pool), LP.reshape(d * pool), LM.reshape(d * pool)
-    GAINf, S2f = GAIN.reshape(d * pool), S2.reshape(d * pool)
     lane_of = np.zeros(pool, np.int64)
     k_of = np.zeros(pool, np.int64)        # each slot's own step count
     gam = np.zeros(pool)
@@ -275,12 +267,12 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                     curv1[l] = 0.0
                     FIRST_out[nxt] = L0
                     for j in range(d):
-                        U[j, l] = np.sqrt(2.0) * alpha[j]
-                        V[j, l] = 0.0
-                        LP[j, l] = ln_alpha[j]
-                        LM[j, l] = ln_alpha[j]
-                        GAIN[j, l] = 0.0
-                        S2[j, l] = 0.0
+                        ST[_U, j, l] = np.sqrt(2.0) * alpha[j]
+                        ST[_V, j, l] = 0.0
+                        ST[_LP, j, l] = ln_alpha[j]
+                        ST[_LM, j, l] = ln_alpha[j]
+                        ST[_GAIN, j, l] = 0.0
+                        ST[_S2, j, l] = 0.0
                     nxt += 1
                     w += 1
                 nv = (w + VECTOR - 1) // VECTOR * VECTOR
@@ -294,7 +286,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                     for i in range(n):
                         xji = XT[j, i]
                         for l in range(nv):
-                            R[i, l] += xji * (U[j, l] * V[j, l])
+                            R[i, l] += xji * (ST[_U, j, l] * ST[_V, j, l])
                 for l in range(nv):
                     acc[l] = 0.0
                 for i in range(n):
@@ -311,7 +303,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                         code[l] = CONVERGED_CODE
                 w_before = w
                 w = _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1,
-                            U, V, LP, LM, GAIN, S2, status, steps, U_out, V_out, LP_out, LM_out,
+                            ST, status, steps, U_out, V_out, LP_out, LM_out,
                             GAIN_out, S2_out, MAXS_out, SUML_out, FINAL_out, CURV, X, y, tol_rel, L0)
                 if w == w_before or nxt >= L:
                     break
@@ -332,23 +324,23 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
             for j in range(d):
                 for l in range(nv):
                     x = XT[j, row0[l]]
-                    XB[j, l] = x
-                    acc[l] += x * (U[j, l] * V[j, l])
+                    ST[_XB, j, l] = x
+                    acc[l] += x * (ST[_U, j, l] * ST[_V, j, l])
             for l in range(nv):
                 lb[l] += 0.5 * acc[l] * acc[l] / b
             # x/1 = x exactly: s_j = γ (0 + r x_ij), a lane alone's bits without divisions; with
             # max_j |s_j| per lane (NaN ignored, as `if a > ma`) and whether some s_j = ±1
             for j in range(d):
                 for l in range(nv):
-                    sv = gam[l] * (0.0 + acc[l] * XB[j, l])
-                    SS[j, l] = sv
+                    sv = gam[l] * (0.0 + acc[l] * ST[_XB, j, l])
+                    ST[_SS, j, l] = sv
                     hit[l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
                     a = abs(sv)
                     ma[l] = a if a > ma[l] else ma[l]
         else:
             for j in range(d):
                 for l in range(nv):
-                    G[j, l] = 0.0
+                    ST[_G, j, l] = 0.0
             for t in range(b):
                 for l in range(nv):
                     row[l] = rows[seed_index[lane_of[l]], k_of[l], t]
@@ -357,17 +349,17 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                 for j in range(d):
                     for l in range(nv):
                         x = XT[j, row[l]]
-                        XB[j, l] = x
-                        acc[l] += x * (U[j, l] * V[j, l])
+                        ST[_XB, j, l] = x
+                        acc[l] += x * (ST[_U, j, l] * ST[_V, j, l])
                 for l in range(nv):
                     lb[l] += 0.5 * acc[l] * acc[l] / b
                 for j in range(d):
                     for l in range(nv):
-                        G[j, l] += acc[l] * XB[j, l] / b
+                        ST[_G, j, l] += acc[l] * ST[_XB, j, l] / b
             for j in range(d):
                 for l in range(nv):
-                    sv = gam[l] * G[j, l]
-                    SS[j, l] = sv
+                    sv = gam[l] * ST[_G, j, l]
+                    ST[_SS, j, l] = sv
                     hit[l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
                     a = abs(sv)
                     ma[l] = a if a > ma[l] else ma[l]
@@ -389,19 +381,19 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         nterms = series_terms(ma_all * ma_all)   # the most any live lane needs (it grows with ma)
         if not big:
             if nterms <= 3:
-                _series_update(SSf, Uf, Vf, LPf, LMf, GAINf, S2f, 3)
+                _series_update(ST, nv, 3)
             elif nterms <= 5:
-                _series_update(SSf, Uf, Vf, LPf, LMf, GAINf, S2f, 5)
+                _series_update(ST, nv, 5)
             else:
-                _series_update(SSf, Uf, Vf, LPf, LMf, GAINf, S2f, 7)
+                _series_update(ST, nv, 7)
         else:
-            _series_into(SSf, QPf, QMf)
+            _series_into(ST, nv)
             for l in range(w):     # the log branch where |s_j| >= 0.05 (or NaN), as _qpm
                 if not ma[l] < 0.05:
                     for j in range(d):
-                        if not abs(SS[j, l]) < 0.05:
-                            QP[j, l], QM[j, l] = _qpm(SS[j, l])
-            _update(SSf, QPf, QMf, Uf, Vf, LPf, LMf, GAINf, S2f)
+                        if not abs(ST[_SS, j, l]) < 0.05:
+                            ST[_QP, j, l], ST[_QM, j, l] = _qpm(ST[_SS, j, l])
+            _update(ST, nv)
         g_step += 1
         stops = False
         for l in range(w):
@@ -416,14 +408,14 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                     jpow += 1
                 if jpow < n_snap:
                     for j in range(d):
-                        SNAP[lane_of[l], jpow, j] = GAIN[j, l]
+                        SNAP[lane_of[l], jpow, j] = ST[_GAIN, j, l]
             if code[l] < 0 and k_of[l] >= max_steps and k_of[l] % check_every != 0:
                 code[l] = STALLED_CODE     # (at a check step it is retired by the check)
             if code[l] >= 0:
                 stops = True
         if stops:
             w = _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1,
-                    U, V, LP, LM, GAIN, S2, status, steps, U_out, V_out, LP_out, LM_out,
+                    ST, status, steps, U_out, V_out, LP_out, LM_out,
                         GAIN_out, S2_out, MAXS_out, SUML_out, FINAL_out, CURV, X, y, tol_rel, L0)
     return (status, steps, U_out, V_out, LP_out, LM_out, GAIN_out, S2_out, MAXS_out, SUML_out,
             BOUNCE_out, FINAL_out, FIRST_out, SNAP, WIN, CURV)
