@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from verify.bench import benchmark
+
 from ._qseries import _qpm, series_terms
 
 CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = 0, 1, 2, 3   # _dln.OUTCOMES' order
@@ -450,3 +452,26 @@ def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
         for o, a in zip(out, res):
             o[lanes] = a
     return tuple(out)
+
+
+@benchmark("even2023.sgd_lanes", target=8e6, unit="lane-steps/s",
+           description="SGD b = 1 on E1 (n = 20, d = 30): 32 lanes (4 stepsizes × 8 batch seeds) for "
+                       "10⁵ steps each in one pool, one thread (a one-lane-at-a-time loop did ~5·10⁶)")
+def _bench_sgd_lanes() -> dict:
+    import time
+
+    from ._dln import batch_curvatures, e1_problem
+
+    p = e1_problem(0)
+    gammas = np.repeat([0.02, 0.05, 0.1, 0.2], 8)
+    seeds = np.tile(np.arange(8), 4)
+    args = (np.ascontiguousarray(p.X), p.y, p.alpha, gammas, 1, seeds)
+    rest = (0.0, 20, 24, 64, batch_curvatures(p.X, 1))
+    run_sgd_lanes(*args, 10, *rest)                       # compile / load the cache
+    steps = 100_000
+    started = time.perf_counter()
+    out = run_sgd_lanes(*args, steps, *rest)
+    seconds = time.perf_counter() - started
+    lane_steps = int(out[1].sum())
+    return {"value": lane_steps / seconds, "seconds": seconds, "lane_steps": lane_steps,
+            "lanes": len(gammas)}
