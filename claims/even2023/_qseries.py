@@ -7,21 +7,28 @@ import numpy as np
 from numba import njit
 
 
+@njit(inline="always")
+def q_series(s, terms):
+    """(q_+(s), q_−(s)) = (2(ev + od), 2(ev − od)) with ev = Σ_{t≤terms} s^{2t}/(2t) and
+    od = Σ_{t≤terms} s^{2t+1}/(2t+1), summed from t = 1 up; each divisor's reciprocal is a constant,
+    a multiplication instead of a division (×1.25 per SGD step), within an ulp of the term. ``terms``
+    is a literal at each call, so that loops over coordinates or lanes around it vectorise."""
+    s2 = s * s
+    ev = 0.0
+    od = 0.0
+    pw = s2
+    for t in range(1, terms + 1):
+        ev += pw * (1.0 / (2 * t))
+        od += pw * s * (1.0 / (2 * t + 1))
+        pw *= s2
+    return 2.0 * (ev + od), 2.0 * (ev - od)
+
+
 @njit(cache=True)
 def _qpm(s):
-    a = abs(s)
-    if a < 0.05:
-        s2 = s * s
-        even = 0.0
-        odd = 0.0
-        p = s2
-        # terms s^(2j)/(2j) and s^(2j+1)/(2j+1), up to s^15, each divisor's reciprocal a constant:
-        # a multiplication instead of a division (×1.25 per SGD step), within an ulp of the term
-        for j in range(1, 8):
-            even += p * (1.0 / (2 * j))
-            odd += p * s * (1.0 / (2 * j + 1))
-            p *= s2
-        return 2.0 * (even + odd), 2.0 * (even - odd)
+    """(q_+(s), q_−(s)): the series up to s^15 for |s| < 0.05, logarithms otherwise (or NaN)."""
+    if abs(s) < 0.05:
+        return q_series(s, 7)
     return -2.0 * s - 2.0 * math.log(abs(1.0 - s)), 2.0 * s - 2.0 * math.log(abs(1.0 + s))
 
 
@@ -39,21 +46,10 @@ def _qpm_vec(s):
 
 @njit(inline="always")
 def _series(SS, QP, QM, terms):
-    """q_±(s_j) = 2(ev ± od) by the series of _qpm with ``terms`` terms (a literal at each call, so
-    the loop over coordinates vectorises); bitwise _qpm's sums when the skipped terms are below
-    a quarter ulp (see the caller)."""
+    """q_±(s_j) by :func:`q_series` with ``terms`` terms for every coordinate; bitwise _qpm's sums
+    when the skipped terms are below a quarter ulp (see :func:`series_terms`)."""
     for j in range(SS.shape[0]):
-        sv = SS[j]
-        s2v = sv * sv
-        ev = 0.0
-        od = 0.0
-        pw = s2v
-        for t in range(1, terms + 1):
-            ev += pw * (1.0 / (2 * t))
-            od += pw * sv * (1.0 / (2 * t + 1))
-            pw *= s2v
-        QP[j] = 2.0 * (ev + od)
-        QM[j] = 2.0 * (ev - od)
+        QP[j], QM[j] = q_series(SS[j], terms)
 
 
 @njit(inline="always")

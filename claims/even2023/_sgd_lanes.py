@@ -31,7 +31,7 @@ from numba import njit
 
 from verify.bench import benchmark
 
-from ._qseries import _qpm, series_terms
+from ._qseries import _qpm, q_series, series_terms
 
 CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = 0, 1, 2, 3   # _dln.OUTCOMES' order
 POOL = 32                    # slots stepped together (at d = 30 their state fits the 1 MB L2 cache)
@@ -39,8 +39,10 @@ VECTOR = 16                  # the loops over slots run over the live ones round
                              # (the compiler's vector loop takes 16 at a time; shorter loops ran scalar);
                              # idle slots hold γ = 0 and a zero state, which s = 0 keeps
 TABLE_BYTES = 1 << 28        # the batch tables of one kernel call at most (seeds are split beyond)
-# the fields of the pool's state array ST[f, j, l]
+# the fields of the pool's state array ST[f, j, l]: the state carried from step to step (u, v, ln α_±,
+# Gain, Σ s²; the first _CARRIED fields), then the step's s, q_±, batch row x_i and batch gradient
 _U, _V, _LP, _LM, _GAIN, _S2, _SS, _QP, _QM, _XB, _G = range(11)
+_CARRIED = 6
 _FIELDS = 11
 
 
@@ -67,21 +69,12 @@ def batch_table(seeds, n, b, steps):
 
 @njit(inline="always")
 def _series_update(ST, nv, terms):
-    """q_± by the series with ``terms`` terms (a literal at each call) fused with the state update,
-    for steps in which no live lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane)."""
+    """q_± by the series with ``terms`` terms fused with the state update, for steps in which no live
+    lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane)."""
     for j in range(ST.shape[1]):
         for l in range(nv):
             sv = ST[_SS, j, l]
-            s2v = sv * sv
-            ev = 0.0
-            od = 0.0
-            pw = s2v
-            for t in range(1, terms + 1):
-                ev += pw * (1.0 / (2 * t))
-                od += pw * sv * (1.0 / (2 * t + 1))
-                pw *= s2v
-            qp = 2.0 * (ev + od)
-            qm = 2.0 * (ev - od)
+            qp, qm = q_series(sv, terms)
             ST[_LP, j, l] -= 0.5 * qp
             ST[_LM, j, l] -= 0.5 * qm
             ST[_GAIN, j, l] += 0.5 * (qp + qm)
@@ -97,17 +90,7 @@ def _series_into(ST, nv):
     |s_j| >= 0.05."""
     for j in range(ST.shape[1]):
         for l in range(nv):
-            sv = ST[_SS, j, l]
-            s2v = sv * sv
-            ev = 0.0
-            od = 0.0
-            pw = s2v
-            for t in range(1, 8):
-                ev += pw * (1.0 / (2 * t))
-                od += pw * sv * (1.0 / (2 * t + 1))
-                pw *= s2v
-            ST[_QP, j, l] = 2.0 * (ev + od)
-            ST[_QM, j, l] = 2.0 * (ev - od)
+            ST[_QP, j, l], ST[_QM, j, l] = q_series(ST[_SS, j, l], 7)
 
 
 @njit(inline="always")
@@ -182,21 +165,13 @@ def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, ST
                 curv0[l] = curv0[last]
                 curv1[l] = curv1[last]
                 code[l] = code[last]
-                for j in range(d):
-                    ST[_U, j, l] = ST[_U, j, last]
-                    ST[_V, j, l] = ST[_V, j, last]
-                    ST[_LP, j, l] = ST[_LP, j, last]
-                    ST[_LM, j, l] = ST[_LM, j, last]
-                    ST[_GAIN, j, l] = ST[_GAIN, j, last]
-                    ST[_S2, j, l] = ST[_S2, j, last]
+                for f in range(_CARRIED):
+                    for j in range(d):
+                        ST[f, j, l] = ST[f, j, last]
             gam[last] = 0.0          # the freed slot idles: s = 0 keeps its zero state
-            for j in range(d):
-                ST[_U, j, last] = 0.0
-                ST[_V, j, last] = 0.0
-                ST[_LP, j, last] = 0.0
-                ST[_LM, j, last] = 0.0
-                ST[_GAIN, j, last] = 0.0
-                ST[_S2, j, last] = 0.0
+            for f in range(_CARRIED):
+                for j in range(d):
+                    ST[f, j, last] = 0.0
             w -= 1
         l -= 1
     return w
@@ -249,7 +224,6 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
     hit = np.zeros(pool)                   # > 0 where some s_j = ±1 exactly
     code = np.zeros(pool, np.int64)        # -1 running, else the outcome decided at this step
     row = np.zeros(pool, np.int64)
-    row0 = np.zeros(pool, np.int64)        # each slot's first batch row (the curvature window's)
     nxt = 0                                # the next lane to enter
     w = 0
     g_step = 0                             # steps of the pool (lanes enter when it is ≡ 0 mod check_every)
@@ -318,55 +292,39 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
             ma[l] = 0.0
             hit[l] = 0.0
             code[l] = -1
-        for l in range(w):
-            row0[l] = rows[seed_index[lane_of[l]], k_of[l], 0]
-        if b == 1:
-            for l in range(nv):
-                acc[l] = -y[row0[l]]
+        if b > 1:
             for j in range(d):
                 for l in range(nv):
-                    x = XT[j, row0[l]]
+                    ST[_G, j, l] = 0.0
+        for tb in range(b):
+            for l in range(w):
+                row[l] = rows[seed_index[lane_of[l]], k_of[l], tb]
+            # r = x_i·β − y_i for each lane's row i (j ascending: one chain per lane), the batch loss
+            for l in range(nv):
+                acc[l] = -y[row[l]]
+            for j in range(d):
+                for l in range(nv):
+                    x = XT[j, row[l]]
                     ST[_XB, j, l] = x
                     acc[l] += x * (ST[_U, j, l] * ST[_V, j, l])
             for l in range(nv):
                 lb[l] += 0.5 * acc[l] * acc[l] / b
-            # x/1 = x exactly: s_j = γ (0 + r x_ij), a lane alone's bits without divisions; with
-            # max_j |s_j| per lane (NaN ignored, as `if a > ma`) and whether some s_j = ±1
-            for j in range(d):
-                for l in range(nv):
-                    sv = gam[l] * (0.0 + acc[l] * ST[_XB, j, l])
-                    ST[_SS, j, l] = sv
-                    hit[l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
-                    a = abs(sv)
-                    ma[l] = a if a > ma[l] else ma[l]
-        else:
-            for j in range(d):
-                for l in range(nv):
-                    ST[_G, j, l] = 0.0
-            for t in range(b):
-                for l in range(nv):
-                    row[l] = rows[seed_index[lane_of[l]], k_of[l], t]
-                for l in range(nv):
-                    acc[l] = -y[row[l]]
-                for j in range(d):
-                    for l in range(nv):
-                        x = XT[j, row[l]]
-                        ST[_XB, j, l] = x
-                        acc[l] += x * (ST[_U, j, l] * ST[_V, j, l])
-                for l in range(nv):
-                    lb[l] += 0.5 * acc[l] * acc[l] / b
+            if b > 1:
                 for j in range(d):
                     for l in range(nv):
                         ST[_G, j, l] += acc[l] * ST[_XB, j, l] / b
-            for j in range(d):
-                for l in range(nv):
-                    sv = gam[l] * ST[_G, j, l]
-                    ST[_SS, j, l] = sv
-                    hit[l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
-                    a = abs(sv)
-                    ma[l] = a if a > ma[l] else ma[l]
+        # s_j = γ g_j, with max_j |s_j| per lane (NaN ignored, as `if a > ma`) and whether some
+        # s_j = ±1; for b = 1, g_j = 0 + r x_ij (x/1 = x exactly: a lane alone's bits, no division)
+        for j in range(d):
+            for l in range(nv):
+                g = (0.0 + acc[l] * ST[_XB, j, l]) if b == 1 else ST[_G, j, l]
+                sv = gam[l] * g
+                ST[_SS, j, l] = sv
+                hit[l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
+                a = abs(sv)
+                ma[l] = a if a > ma[l] else ma[l]
         for l in range(w):
-            i0 = row0[l]
+            i0 = rows[seed_index[lane_of[l]], k_of[l], 0]
             suml[l] += lb[l]
             # batch curvature window (eq10.batch): only b = 1 has known λ's (else NaN)
             curv0[l] += 2.0 * gam[l] * gam[l] * lam_batch[i0, 0] * lb[l]
