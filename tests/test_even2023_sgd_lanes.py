@@ -1,13 +1,17 @@
 """The SGD lane pool of claims/even2023/_sgd_lanes.py gives every lane the bits it gets alone.
 
 Lanes share the pool's slots, its decision on how many q_± series terms to sum, its batch tables and
-its admission order; none of that may change a lane's result. Each test compares every field of
-:class:`_dln.Lanes` between lanes run together and the same lanes run one by one (or with another pool
-width / table split), on converged, stalled, blown-up and hit_pm1 lanes."""
+its admission order; none of that may change a lane's result. The tests compare every field of
+:class:`_dln.Lanes` between lanes run together and the same lanes run one by one, with another pool
+width or table split, and against a plain one-lane loop written here in Python (the old kernel's SGD
+branch, with the full q_± series for every coordinate), on converged, stalled, blown-up and hit_pm1
+lanes, with lanes entering the pool after others left it."""
+import math
+
 import numpy as np
 import pytest
 
-from claims.even2023 import _dln, _sgd_lanes
+from claims.even2023 import _dln, _qseries, _sgd_lanes
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
           "bounces", "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv")
@@ -30,16 +34,152 @@ def _hit_gamma(problem, seed):
     return gamma
 
 
+def _log(x):
+    return -math.inf if x == 0.0 else math.log(x)
+
+
+def _qpm(s):
+    """_qseries._qpm in Python floats (the same IEEE operations; log(0) = −inf as in numba)."""
+    if abs(s) < 0.05:
+        return _qseries.q_series.py_func(s, 7)
+    return -2.0 * s - 2.0 * _log(abs(1.0 - s)), 2.0 * s - 2.0 * _log(abs(1.0 + s))
+
+
+def _one_lane(p, gamma, seed, b, max_steps, tol_rel, check_every, n_snap=24):
+    """One SGD lane as the one-lane loop computed it, in Python floats, batches from batch_table."""
+    X, y = p.X.tolist(), p.y.tolist()
+    n, d = p.n, p.d
+    rows = _sgd_lanes.batch_table(np.array([seed], np.int64), n, b, max_steps)[0]
+    lam = _dln.batch_curvatures(p.X, b).tolist()
+    u = [math.sqrt(2.0) * a for a in p.alpha.tolist()]
+    v = [0.0] * d
+    lp = [math.log(a) for a in p.alpha.tolist()]
+    lm = list(lp)
+    gain, s2 = [0.0] * d, [0.0] * d
+    snaps = np.zeros((n_snap, d))
+    L0 = 0.0
+    for t in y:
+        L0 += t * t
+    L0 = 0.5 * L0 / n
+    maxs = suml = curv0 = curv1 = 0.0
+    last, status, k = L0, _dln.STALLED, 0
+
+    def full_loss():
+        beta = [u[j] * v[j] for j in range(d)]
+        ss = 0.0
+        for i in range(n):
+            r = -y[i]
+            for j in range(d):
+                r += X[i][j] * beta[j]
+            ss += r * r
+        return 0.5 * ss / n
+
+    while k < max_steps:
+        if k % check_every == 0:
+            last = full_loss()
+            if not math.isfinite(last) or last > 1e250:
+                status = _dln.BLOWN_UP
+                break
+            if last <= tol_rel * L0:
+                status = _dln.CONVERGED
+                break
+        beta = [u[j] * v[j] for j in range(d)]
+        g = [0.0] * d
+        lb = 0.0
+        for t in range(b):
+            i = int(rows[k, t])
+            acc = -y[i]
+            for j in range(d):
+                acc += X[i][j] * beta[j]
+            lb += 0.5 * acc * acc / b
+            for j in range(d):
+                g[j] += acc * X[i][j] if b == 1 else acc * X[i][j] / b
+        suml += lb
+        i0 = int(rows[k, 0])
+        curv0 += 2.0 * gamma * gamma * lam[0 if b >= n else i0][0] * lb
+        curv1 += 2.0 * gamma * gamma * lam[0 if b >= n else i0][1] * lb
+        s = [gamma * gj for gj in g]
+        hit = any(sv == 1.0 or sv == -1.0 for sv in s)
+        ma = 0.0
+        for sv in s:
+            if abs(sv) > ma:
+                ma = abs(sv)
+        if ma > maxs:
+            maxs = ma
+        for j in range(d):
+            qp, qm = _qpm(s[j])
+            lp[j] -= 0.5 * qp
+            lm[j] -= 0.5 * qm
+            gain[j] += 0.5 * (qp + qm)
+            s2[j] += s[j] * s[j]
+            uj = u[j]
+            u[j] = uj - s[j] * v[j]
+            v[j] = v[j] - s[j] * uj
+        k += 1
+        if hit:
+            status = _dln.HIT_PM1
+            break
+        if not math.isfinite(maxs) or maxs > 1e120:
+            status = _dln.BLOWN_UP
+            break
+        if k & (k - 1) == 0 and k.bit_length() - 1 < n_snap:
+            snaps[k.bit_length() - 1] = gain
+    if status == _dln.STALLED:
+        last = full_loss()
+        if last <= tol_rel * L0:
+            status = _dln.CONVERGED
+    return {"status": status, "steps": k, "u": u, "v": v, "ln_ap": lp, "ln_am": lm, "gain": gain,
+            "sum_s2": s2, "max_abs_s": maxs, "sum_loss": suml, "bounces": 0, "final_loss": last,
+            "first_loss": L0, "gain_snapshots": snaps, "sum_grad_curv": [curv0, curv1]}
+
+
+def _matches_the_one_lane_loop(p, gammas, seeds, b, max_steps, tol_rel, check_every):
+    pool = _dln.run_lanes(p, gammas, b=b, seeds=seeds, max_steps=max_steps, tol_rel=tol_rel,
+                          check_every=check_every)
+    for i, (g, s) in enumerate(zip(gammas, seeds)):
+        ref = _one_lane(p, float(g), int(s), b, max_steps, tol_rel, check_every)
+        for f, want in ref.items():
+            assert np.array_equal(getattr(pool, f)[i], np.asarray(want), equal_nan=True), (f, i, g, s)
+    return pool
+
+
+@pytest.mark.parametrize("b, max_steps", [(1, 500), (2, 700), (3, 500)])
+def test_the_pool_is_the_one_lane_loop(b, max_steps):
+    """39 lanes in 32 slots (lanes enter after others leave), check_every = 7 (not dividing the
+    budget for b = 1 and 3), every outcome."""
+    p = _dln.e3_problem(0)
+    gammas = list(np.geomspace(0.002, 3.0, 36)) + [0.5, 0.5, 0.5]
+    seeds = [i % 5 for i in range(39)]
+    if b == 1:
+        gammas[-1], seeds[-1] = _hit_gamma(p, 5), 5
+    pool = _matches_the_one_lane_loop(p, gammas, seeds, b, max_steps, 1e-6, 7)
+    outcomes = set(pool.status.tolist())
+    assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= outcomes
+    assert b != 1 or _dln.HIT_PM1 in outcomes
+
+
+@pytest.mark.parametrize("max_steps, check_every", [(0, 7), (1, 7), (64, 1), (3, 10)])
+def test_short_budgets(max_steps, check_every):
+    p = _dln.e3_problem(0)
+    _matches_the_one_lane_loop(p, [0.1, 0.5, 2.5], [1, 2, 1], 2, max_steps, 1e-6, check_every)
+
+
+def test_a_stalled_lane_whose_final_loss_meets_the_tolerance_converges():
+    """check_every above the budget: no check runs after step 0, the final loss decides."""
+    p = _dln.e3_problem(0)
+    gammas, seeds = [0.05, 0.1, 0.2, 0.3], [1, 2, 3, 4]
+    first = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=300, tol_rel=0.0, check_every=1000)
+    tol = float(np.median(first.final_loss / first.first_loss))
+    pool = _matches_the_one_lane_loop(p, gammas, seeds, 1, 300, tol, 1000)
+    assert {_dln.CONVERGED, _dln.STALLED} <= set(pool.status.tolist())
+
+
 @pytest.mark.parametrize("b", [1, 2])
 def test_lanes_in_the_pool_get_the_bits_they_get_alone(b):
     p = _dln.e3_problem(0)
     gammas = [0.002] + list(np.linspace(0.05, 2.5, 8)) + ([_hit_gamma(p, 5)] if b == 1 else [])
     seeds = [3, 4, 3, 5, 4, 3, 7, 3, 4] + ([5] if b == 1 else [])
     together = _dln.run_lanes(p, gammas, b=b, seeds=seeds, max_steps=4000, tol_rel=1e-12)
-    outcomes = set(together.status.tolist())
-    assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= outcomes
-    if b == 1:
-        assert _dln.HIT_PM1 in outcomes
     for i, (g, s) in enumerate(zip(gammas, seeds)):
         _same(together, _dln.run_lanes(p, [g], b=b, seeds=s, max_steps=4000, tol_rel=1e-12), i)
 
@@ -51,10 +191,32 @@ def test_pool_width_and_table_split_change_no_bit(monkeypatch):
     ref = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=3000, tol_rel=1e-10, check_every=7)
     args = (np.ascontiguousarray(p.X), p.y, p.alpha, gammas, 1, seeds, 3000, 1e-10, 7, 24, 64,
             _dln.batch_curvatures(p.X, 1))
-    narrow = _dln.Lanes(gammas, 1, *_sgd_lanes.run_sgd_lanes(*args, pool=3))
-    _same(ref, narrow)
+    _same(ref, _dln.Lanes(gammas, 1, *_sgd_lanes.run_sgd_lanes(*args, pool=16)))
     monkeypatch.setattr(_sgd_lanes, "TABLE_BYTES", 3000 * 4)      # one seed's table per kernel call
     _same(ref, _dln.Lanes(gammas, 1, *_sgd_lanes.run_sgd_lanes(*args)))
+    monkeypatch.setattr(_sgd_lanes, "TABLE_BYTES", 3000 * 4 - 1)
+    with pytest.raises(ValueError, match="batch table"):
+        _sgd_lanes.run_sgd_lanes(*args)
+
+
+def test_the_kernel_indexes_inside_its_arrays():
+    """The kernel run as Python (numpy checks every index) on a small pool with lanes entering late:
+    the same results as compiled, so no slot reads a batch table past its lane's budget."""
+    p = _dln.e3_problem(0)
+    gammas = np.geomspace(0.01, 2.0, 20)
+    seeds = np.arange(20) % 3
+    rows = _sgd_lanes.batch_table(np.arange(3), p.n, 2, 100)
+    args = (np.ascontiguousarray(p.X), p.y, p.alpha, gammas, seeds, rows, 100, 1e-6, 7, 8,
+            _dln.batch_curvatures(p.X, 2), 16)
+    with np.errstate(all="ignore"):        # (numpy scalars warn where the compiled code overflows quietly)
+        interpreted = _sgd_lanes.sgd_lanes_kernel.py_func(*args)
+    for a, b in zip(interpreted, _sgd_lanes.sgd_lanes_kernel(*args)):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_no_lanes():
+    lanes = _dln.run_lanes(_dln.e3_problem(0), [], b=1)
+    assert lanes.status.shape == (0,) and lanes.sum_grad_curv.shape == (0, 2)
 
 
 def test_batches_are_subsets_without_repetition():

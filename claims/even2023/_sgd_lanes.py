@@ -8,13 +8,14 @@ first (:func:`batch_table`, numba's generator, the same draws in the same order 
 own), then the lanes run in a pool of ``POOL`` slots: the state is one array, field-major then
 coordinate-major with the slots contiguous (``ST[f, j, l]``), every inner loop runs over the slots, and
 each lane keeps its own sums in their order (the dot product x_i·β_k over j ascending, one chain per
-lane). That hides the latency of those chains, which bounded a one-lane-at-a-time loop (~200 ns per
-step at d = 30; here ~90 ns per lane and step with a full pool, E1 b = 1). A lane that stops leaves the
-pool (the last live slot takes its place) and the next lane enters at the next full-loss check, so the
-pool stays full until the lanes run out.
+lane). That hides the latency of those chains, which bounded a one-lane-at-a-time loop (bench
+``even2023.sgd_lanes``). A lane that stops leaves the pool (the last live slot takes its place) and
+the next lane enters at the next full-loss check, so the pool stays full until the lanes run out.
 
 The arithmetic per lane is the operation sequence of one lane run alone, so every result is the one the
-lane gets alone (tests/test_even2023_sgd_lanes.py: the pool against lanes run one by one). The one place
+lane gets alone (tests/test_even2023_sgd_lanes.py: the pool against lanes run one by one and against a
+plain one-lane loop), up to the sign and payload of a NaN (the curvature sums are NaN by design for
+b > 1; which NaN operand propagates is the hardware's choice). The one place
 where lanes share a decision is the number of q_± series terms: the pool uses the largest any live lane
 needs; a lane that needs fewer gets the same bits, because each skipped term is below a quarter ulp of
 its sum (:func:`._qseries.series_terms`; tests/test_dln_step.py checks the bits on 440k cases).
@@ -44,6 +45,15 @@ TABLE_BYTES = 1 << 28        # the batch tables of one kernel call at most (seed
 _U, _V, _LP, _LM, _GAIN, _S2, _SS, _QP, _QM, _XB, _G = range(11)
 _CARRIED = 6
 _FIELDS = 11
+# per-slot numbers SC[f, l]: the first _SLOT_OUT are written out per lane (OUT_S), the rest is scratch
+_MAXS, _SUML, _LAST, _CURV0, _CURV1, _GAM, _ACC, _LB, _MA, _HIT = range(10)
+_SLOT_OUT = 5
+_SLOT_FLOATS = 10
+# per-slot integers SI[f, l]: the lane in the slot, its step count, its outcome at this step (-1: runs
+# on), its batch row; per-lane integer outputs OUT_I[f, lane]
+_LANE, _K, _CODE, _ROW = range(4)
+_SLOT_INTS = 4
+_STATUS, _STEPS = range(2)
 
 
 @njit(cache=True)
@@ -125,50 +135,41 @@ def _final_loss(X, y, u, v):
 
 
 @njit(cache=True)
-def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, ST, status, steps, U_out, V_out, LP_out, LM_out, GAIN_out, S2_out, MAXS_out, SUML_out,
-            FINAL_out, CURV, X, y, tol_rel, L0):
-    """Write out the lanes whose ``code`` is set and close the gaps with the last live slots; a
-    stalled lane gets its final full loss (converged if it meets the tolerance). Returns the new
-    number of live slots."""
+def _retire(w, SC, SI, ST, OUT_D, OUT_S, OUT_I, X, y, tol_rel, L0):
+    """Write out the lanes whose code is set and close the gaps with the last live slots; a stalled
+    lane gets its final full loss (converged if it meets the tolerance). Returns the number of live
+    slots left. A freed slot idles: γ = 0, a zero state and step count."""
     d = ST.shape[1]
     l = w - 1
     while l >= 0:
-        if code[l] >= 0:
-            lane = lane_of[l]
-            status[lane] = code[l]
-            steps[lane] = k_of[l]
-            for j in range(d):
-                U_out[lane, j] = ST[_U, j, l]
-                V_out[lane, j] = ST[_V, j, l]
-                LP_out[lane, j] = ST[_LP, j, l]
-                LM_out[lane, j] = ST[_LM, j, l]
-                GAIN_out[lane, j] = ST[_GAIN, j, l]
-                S2_out[lane, j] = ST[_S2, j, l]
-            MAXS_out[lane] = maxs[l]
-            SUML_out[lane] = suml[l]
-            FINAL_out[lane] = last_full[l]
-            CURV[lane, 0] = curv0[l]
-            CURV[lane, 1] = curv1[l]
-            if code[l] == STALLED_CODE:
-                fl = _final_loss(X, y, U_out[lane], V_out[lane])
-                FINAL_out[lane] = fl
-                if fl <= tol_rel * L0:
-                    status[lane] = CONVERGED_CODE
+        code = SI[_CODE, l]
+        if code >= 0:
+            lane = SI[_LANE, l]
+            OUT_I[_STATUS, lane] = code
+            OUT_I[_STEPS, lane] = SI[_K, l]
+            for f in range(_CARRIED):
+                for j in range(d):
+                    OUT_D[f, lane, j] = ST[f, j, l]
+            for f in range(_SLOT_OUT):
+                OUT_S[f, lane] = SC[f, l]
+            if code == STALLED_CODE:
+                final = _final_loss(X, y, OUT_D[_U, lane], OUT_D[_V, lane])
+                OUT_S[_LAST, lane] = final
+                if final <= tol_rel * L0:
+                    OUT_I[_STATUS, lane] = CONVERGED_CODE
             last = w - 1   # slots above l are live (retired ones were filled from above)
             if last != l:
-                lane_of[l] = lane_of[last]
-                k_of[l] = k_of[last]
-                gam[l] = gam[last]
-                maxs[l] = maxs[last]
-                suml[l] = suml[last]
-                last_full[l] = last_full[last]
-                curv0[l] = curv0[last]
-                curv1[l] = curv1[last]
-                code[l] = code[last]
+                for f in range(_SLOT_FLOATS):
+                    SC[f, l] = SC[f, last]
+                for f in range(_SLOT_INTS):
+                    SI[f, l] = SI[f, last]
                 for f in range(_CARRIED):
                     for j in range(d):
                         ST[f, j, l] = ST[f, j, last]
-            gam[last] = 0.0          # the freed slot idles: s = 0 keeps its zero state
+            for f in range(_SLOT_FLOATS):
+                SC[f, last] = 0.0
+            for f in range(_SLOT_INTS):
+                SI[f, last] = 0
             for f in range(_CARRIED):
                 for j in range(d):
                     ST[f, j, last] = 0.0
@@ -179,81 +180,56 @@ def _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1, ST
 
 @njit(cache=True)
 def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, check_every, n_snap,
-                     window, lam_batch, pool):
-    """SGD lanes (b = rows.shape[2] < n), lane i drawing the batches ``rows[seed_index[i]]``; returns
-    the fields of :class:`._dln.Lanes` after ``gammas`` and ``b``."""
+                     lam_batch, pool):
+    """SGD lanes (b = rows.shape[2] < n), lane i drawing the batches ``rows[seed_index[i]]``.
+
+    Returns (OUT_D, OUT_S, OUT_I, FIRST, SNAP): per lane the carried state (u, v, ln α_±, Gain, Σ s²),
+    (max_k ‖s_k‖_∞, Σ_k L_{B_k}(β_k), final full loss, the two curvature sums), (outcome, steps),
+    L(β_0) and the gains Gain^{(2^j)}."""
     L = gammas.shape[0]
     n, d = X.shape
     b = rows.shape[2]
     pool = (max(1, min(pool, L)) + VECTOR - 1) // VECTOR * VECTOR
-    status = np.full(L, STALLED_CODE, np.int64)
-    steps = np.zeros(L, np.int64)
-    U_out = np.zeros((L, d))
-    V_out = np.zeros((L, d))
-    LP_out = np.zeros((L, d))
-    LM_out = np.zeros((L, d))
-    GAIN_out = np.zeros((L, d))
-    S2_out = np.zeros((L, d))
-    MAXS_out = np.zeros(L)
-    SUML_out = np.zeros(L)
-    BOUNCE_out = np.zeros(L, np.int64)     # GD only: 0 here
-    FINAL_out = np.zeros(L)
-    FIRST_out = np.zeros(L)
+    OUT_D = np.zeros((_CARRIED, L, d))
+    OUT_S = np.zeros((_SLOT_OUT, L))
+    OUT_I = np.zeros((2, L), np.int64)
+    FIRST = np.zeros(L)
     SNAP = np.zeros((L, n_snap, d))
-    WIN = np.full((L, window), np.nan)     # GD only: NaN here
-    CURV = np.zeros((L, 2))
     ln_alpha = np.log(alpha)
     XT = np.ascontiguousarray(X.T)
     L0 = 0.5 * np.sum(y * y) / n
-    # the pool's state, one array: field f of coordinate j of slot l at ST[f, j, l] (slots contiguous;
-    # one array with fixed field offsets lets the compiler vectorise the slot loops without run-time
-    # overlap checks between a dozen arrays); slots 0..w-1 are live
+    # the pool, one array per kind: field f of coordinate j of slot l at ST[f, j, l] (slots contiguous:
+    # with fixed field offsets in one array the compiler vectorises the slot loops without run-time
+    # overlap checks between a dozen arrays), per-slot numbers at SC[f, l] and SI[f, l]; slots 0..w-1
+    # are live
     ST = np.zeros((_FIELDS, d, pool))
+    SC = np.zeros((_SLOT_FLOATS, pool))
+    SI = np.zeros((_SLOT_INTS, pool), np.int64)
     R = np.zeros((n, pool))
-    lane_of = np.zeros(pool, np.int64)
-    k_of = np.zeros(pool, np.int64)        # each slot's own step count
-    gam = np.zeros(pool)
-    maxs = np.zeros(pool)
-    suml = np.zeros(pool)
-    last_full = np.zeros(pool)
-    curv0 = np.zeros(pool)
-    curv1 = np.zeros(pool)
-    acc = np.zeros(pool)
-    lb = np.zeros(pool)
-    ma = np.zeros(pool)
-    hit = np.zeros(pool)                   # > 0 where some s_j = ±1 exactly
-    code = np.zeros(pool, np.int64)        # -1 running, else the outcome decided at this step
-    row = np.zeros(pool, np.int64)
-    nxt = 0                                # the next lane to enter
-    w = 0
-    g_step = 0                             # steps of the pool (lanes enter when it is ≡ 0 mod check_every)
+    nxt = 0        # the next lane to enter
+    w = 0          # live slots
+    g_step = 0     # the pool's steps; lanes enter when it is ≡ 0 mod check_every
     while w > 0 or nxt < L:
+        if w == 0:     # (an empty pool waits for nothing: to the next entry step)
+            g_step = (g_step + check_every - 1) // check_every * check_every
         if g_step % check_every == 0:
             while True:
                 # lanes enter at their step 0, here, so every lane's full-loss checks fall on this step
                 while w < pool and nxt < L:
-                    l = w
-                    lane_of[l] = nxt
-                    k_of[l] = 0
-                    gam[l] = gammas[nxt]
-                    maxs[l] = 0.0
-                    suml[l] = 0.0
-                    last_full[l] = L0
-                    curv0[l] = 0.0
-                    curv1[l] = 0.0
-                    FIRST_out[nxt] = L0
+                    SI[_LANE, w] = nxt
+                    SI[_K, w] = 0
+                    SC[_GAM, w] = gammas[nxt]
+                    SC[_LAST, w] = L0
+                    FIRST[nxt] = L0
                     for j in range(d):
-                        ST[_U, j, l] = np.sqrt(2.0) * alpha[j]
-                        ST[_V, j, l] = 0.0
-                        ST[_LP, j, l] = ln_alpha[j]
-                        ST[_LM, j, l] = ln_alpha[j]
-                        ST[_GAIN, j, l] = 0.0
-                        ST[_S2, j, l] = 0.0
+                        ST[_U, j, w] = np.sqrt(2.0) * alpha[j]
+                        ST[_LP, j, w] = ln_alpha[j]
+                        ST[_LM, j, w] = ln_alpha[j]
                     nxt += 1
                     w += 1
                 nv = (w + VECTOR - 1) // VECTOR * VECTOR
                 for l in range(w):
-                    code[l] = STALLED_CODE if k_of[l] >= max_steps else -1
+                    SI[_CODE, l] = STALLED_CODE if SI[_K, l] >= max_steps else -1
                 # the full loss: r_i = −y_i + Σ_j x_ij β_j (j ascending), then Σ_i r_i² (i ascending)
                 for i in range(n):
                     for l in range(nv):
@@ -264,82 +240,81 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                         for l in range(nv):
                             R[i, l] += xji * (ST[_U, j, l] * ST[_V, j, l])
                 for l in range(nv):
-                    acc[l] = 0.0
+                    SC[_ACC, l] = 0.0
                 for i in range(n):
                     for l in range(nv):
-                        acc[l] += R[i, l] * R[i, l]
+                        SC[_ACC, l] += R[i, l] * R[i, l]
                 for l in range(w):
-                    if code[l] >= 0:           # out of budget: no check (the final loss below)
+                    if SI[_CODE, l] >= 0:      # out of budget: no check (the final loss instead)
                         continue
-                    loss = 0.5 * acc[l] / n
-                    last_full[l] = loss
+                    loss = 0.5 * SC[_ACC, l] / n
+                    SC[_LAST, l] = loss
                     if not np.isfinite(loss) or loss > 1e250:
-                        code[l] = BLOWN_CODE
+                        SI[_CODE, l] = BLOWN_CODE
                     elif loss <= tol_rel * L0:
-                        code[l] = CONVERGED_CODE
-                w_before = w
-                w = _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1,
-                            ST, status, steps, U_out, V_out, LP_out, LM_out,
-                            GAIN_out, S2_out, MAXS_out, SUML_out, FINAL_out, CURV, X, y, tol_rel, L0)
-                if w == w_before or nxt >= L:
+                        SI[_CODE, l] = CONVERGED_CODE
+                live = w
+                w = _retire(w, SC, SI, ST, OUT_D, OUT_S, OUT_I, X, y, tol_rel, L0)
+                if w == live or nxt >= L:
                     break
             if w == 0:
                 continue
         nv = (w + VECTOR - 1) // VECTOR * VECTOR
-        # the batch rows of each live lane at its step k
         for l in range(nv):
-            lb[l] = 0.0
-            ma[l] = 0.0
-            hit[l] = 0.0
-            code[l] = -1
+            SC[_LB, l] = 0.0
+            SC[_MA, l] = 0.0
+            SC[_HIT, l] = 0.0
+            SI[_CODE, l] = -1
         if b > 1:
             for j in range(d):
                 for l in range(nv):
                     ST[_G, j, l] = 0.0
         for tb in range(b):
-            for l in range(w):
-                row[l] = rows[seed_index[lane_of[l]], k_of[l], tb]
+            for l in range(w):     # (live slots only: an idle slot's step count is not a step)
+                SI[_ROW, l] = rows[seed_index[SI[_LANE, l]], SI[_K, l], tb]
             # r = x_i·β − y_i for each lane's row i (j ascending: one chain per lane), the batch loss
             for l in range(nv):
-                acc[l] = -y[row[l]]
+                SC[_ACC, l] = -y[SI[_ROW, l]]
             for j in range(d):
                 for l in range(nv):
-                    x = XT[j, row[l]]
+                    x = XT[j, SI[_ROW, l]]
                     ST[_XB, j, l] = x
-                    acc[l] += x * (ST[_U, j, l] * ST[_V, j, l])
+                    SC[_ACC, l] += x * (ST[_U, j, l] * ST[_V, j, l])
             for l in range(nv):
-                lb[l] += 0.5 * acc[l] * acc[l] / b
+                SC[_LB, l] += 0.5 * SC[_ACC, l] * SC[_ACC, l] / b
             if b > 1:
                 for j in range(d):
                     for l in range(nv):
-                        ST[_G, j, l] += acc[l] * ST[_XB, j, l] / b
+                        ST[_G, j, l] += SC[_ACC, l] * ST[_XB, j, l] / b
         # s_j = γ g_j, with max_j |s_j| per lane (NaN ignored, as `if a > ma`) and whether some
         # s_j = ±1; for b = 1, g_j = 0 + r x_ij (x/1 = x exactly: a lane alone's bits, no division)
         for j in range(d):
             for l in range(nv):
-                g = (0.0 + acc[l] * ST[_XB, j, l]) if b == 1 else ST[_G, j, l]
-                sv = gam[l] * g
+                g = (0.0 + SC[_ACC, l] * ST[_XB, j, l]) if b == 1 else ST[_G, j, l]
+                sv = SC[_GAM, l] * g
                 ST[_SS, j, l] = sv
-                hit[l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
+                SC[_HIT, l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
                 a = abs(sv)
-                ma[l] = a if a > ma[l] else ma[l]
-        for l in range(w):
-            i0 = rows[seed_index[lane_of[l]], k_of[l], 0]
-            suml[l] += lb[l]
-            # batch curvature window (eq10.batch): only b = 1 has known λ's (else NaN)
-            curv0[l] += 2.0 * gam[l] * gam[l] * lam_batch[i0, 0] * lb[l]
-            curv1[l] += 2.0 * gam[l] * gam[l] * lam_batch[i0, 1] * lb[l]
+                SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
         ma_all = 0.0
         for l in range(w):
-            if hit[l] != 0.0:
-                code[l] = HIT_CODE
-            if ma[l] > maxs[l]:
-                maxs[l] = ma[l]
-            if ma[l] > ma_all:
-                ma_all = ma[l]
-        big = not ma_all < 0.05
-        nterms = series_terms(ma_all * ma_all)   # the most any live lane needs (it grows with ma)
-        if not big:
+            gam = SC[_GAM, l]
+            lb = SC[_LB, l]
+            i0 = rows[seed_index[SI[_LANE, l]], SI[_K, l], 0]
+            SC[_SUML, l] += lb
+            # batch curvature window (eq10.batch): only b = 1 has known λ's (else NaN)
+            SC[_CURV0, l] += 2.0 * gam * gam * lam_batch[i0, 0] * lb
+            SC[_CURV1, l] += 2.0 * gam * gam * lam_batch[i0, 1] * lb
+            if SC[_HIT, l] != 0.0:
+                SI[_CODE, l] = HIT_CODE
+            ma = SC[_MA, l]
+            if ma > SC[_MAXS, l]:
+                SC[_MAXS, l] = ma
+            if ma > ma_all:
+                ma_all = ma
+        # the most terms any live lane needs (series_terms grows with its argument)
+        nterms = series_terms(ma_all * ma_all)
+        if ma_all < 0.05:
             if nterms <= 3:
                 _series_update(ST, nv, 3)
             elif nterms <= 5:
@@ -349,7 +324,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         else:
             _series_into(ST, nv)
             for l in range(w):     # the log branch where |s_j| >= 0.05 (or NaN), as _qpm
-                if not ma[l] < 0.05:
+                if not SC[_MA, l] < 0.05:
                     for j in range(d):
                         if not abs(ST[_SS, j, l]) < 0.05:
                             ST[_QP, j, l], ST[_QM, j, l] = _qpm(ST[_SS, j, l])
@@ -357,59 +332,68 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         g_step += 1
         stops = False
         for l in range(w):
-            k_of[l] += 1
-            if code[l] < 0 and (not np.isfinite(maxs[l]) or maxs[l] > 1e120):
-                code[l] = BLOWN_CODE
-            kk = k_of[l]
-            if code[l] < 0 and kk & (kk - 1) == 0:     # partial gains Gain^{(2^j)} (obs1)
+            SI[_K, l] += 1
+            k = SI[_K, l]
+            if SI[_CODE, l] < 0 and (not np.isfinite(SC[_MAXS, l]) or SC[_MAXS, l] > 1e120):
+                SI[_CODE, l] = BLOWN_CODE
+            if SI[_CODE, l] < 0 and k & (k - 1) == 0:     # partial gains Gain^{(2^j)} (obs1)
                 jpow = 0
+                kk = k
                 while kk > 1:
                     kk //= 2
                     jpow += 1
                 if jpow < n_snap:
                     for j in range(d):
-                        SNAP[lane_of[l], jpow, j] = ST[_GAIN, j, l]
-            if code[l] < 0 and k_of[l] >= max_steps and k_of[l] % check_every != 0:
-                code[l] = STALLED_CODE     # (at a check step it is retired by the check)
-            if code[l] >= 0:
+                        SNAP[SI[_LANE, l], jpow, j] = ST[_GAIN, j, l]
+            if SI[_CODE, l] < 0 and k >= max_steps and k % check_every != 0:
+                SI[_CODE, l] = STALLED_CODE     # (at a check step the check retires it)
+            if SI[_CODE, l] >= 0:
                 stops = True
         if stops:
-            w = _retire(w, code, lane_of, k_of, gam, maxs, suml, last_full, curv0, curv1,
-                    ST, status, steps, U_out, V_out, LP_out, LM_out,
-                        GAIN_out, S2_out, MAXS_out, SUML_out, FINAL_out, CURV, X, y, tol_rel, L0)
-    return (status, steps, U_out, V_out, LP_out, LM_out, GAIN_out, S2_out, MAXS_out, SUML_out,
-            BOUNCE_out, FINAL_out, FIRST_out, SNAP, WIN, CURV)
+            w = _retire(w, SC, SI, ST, OUT_D, OUT_S, OUT_I, X, y, tol_rel, L0)
+    return OUT_D, OUT_S, OUT_I, FIRST, SNAP
 
 
 def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch, pool=POOL):
-    """The SGD lanes (b < n) of :func:`._dln.run_lanes`: the batch tables of the distinct seeds, then
-    the pool; seeds are taken in groups whose tables stay within ``TABLE_BYTES``.
+    """The SGD lanes (b < n) of :func:`._dln.run_lanes`, in the order of the fields of
+    :class:`._dln.Lanes` after ``gammas`` and ``b`` (GD's bounces are 0 and its loss window NaN here).
 
-    Lanes enter the pool by decreasing γ. Where they enter changes no result (each lane's arithmetic
-    is its own); it is scheduling: the runs near the stability threshold are the longest (they stall
-    or converge slowly), and started first they keep the pool full instead of running on alone at
-    the end (E1, b = 1: 3.2 s instead of 4.7 s)."""
+    The batch tables of the distinct seeds are drawn first, in groups of seeds whose tables fit in
+    ``TABLE_BYTES`` (4 bytes per row and step; a single seed needing more is refused: draw fewer steps
+    per call). Lanes enter the pool by decreasing γ. Where they enter changes no result (each lane's
+    arithmetic is its own); it is scheduling: the runs near the stability threshold are the longest
+    (they stall or converge slowly), and started first they keep the pool full instead of running on
+    alone at the end."""
     gammas = np.asarray(gammas, float)
     seeds = np.asarray(seeds, np.int64)
+    L, (n, d) = len(gammas), X.shape
+    per_seed = int(max_steps) * int(b) * 4
+    if per_seed > TABLE_BYTES:
+        raise ValueError(f"SGD lanes: one seed's batch table ({max_steps} steps × b = {b}) would take "
+                         f"{per_seed / 2**20:.0f} MiB, above {TABLE_BYTES / 2**20:.0f} MiB; "
+                         "run fewer steps per call")
+    OUT_D = np.zeros((_CARRIED, L, d))
+    OUT_S = np.zeros((_SLOT_OUT, L))
+    OUT_I = np.zeros((2, L), np.int64)
+    FIRST = np.zeros(L)
+    SNAP = np.zeros((L, int(n_snap), d))
     distinct = np.unique(seeds)
-    per_seed = max(1, int(max_steps) * int(b) * 4)
-    group = max(1, TABLE_BYTES // per_seed)
+    group = max(1, TABLE_BYTES // max(per_seed, 1))
     by_gamma = np.argsort(-gammas, kind="stable")
-    parts = []
     for g0 in range(0, len(distinct), group):
         these = distinct[g0:g0 + group]
         lanes = by_gamma[np.isin(seeds[by_gamma], these)]
-        rows = batch_table(these, X.shape[0], int(b), int(max_steps))
-        seed_index = np.searchsorted(these, seeds[lanes])
-        parts.append((lanes, sgd_lanes_kernel(X, y, alpha, gammas[lanes], seed_index, rows,
-                                              int(max_steps), float(tol_rel), int(check_every),
-                                              int(n_snap), int(window), lam_batch, int(pool))))
-    out = [np.empty((len(gammas),) + a.shape[1:], a.dtype) for a in parts[0][1]]
-    for lanes, res in parts:
-        for o, a in zip(out, res):
-            o[lanes] = a
-    return tuple(out)
+        rows = batch_table(these, n, int(b), int(max_steps))
+        part = sgd_lanes_kernel(X, y, alpha, gammas[lanes], np.searchsorted(these, seeds[lanes]), rows,
+                                int(max_steps), float(tol_rel), int(check_every), int(n_snap), lam_batch,
+                                int(pool))
+        for whole, piece in zip((OUT_D, OUT_S, OUT_I), part[:3]):
+            whole[:, lanes] = piece
+        FIRST[lanes], SNAP[lanes] = part[3], part[4]
+    return (OUT_I[_STATUS], OUT_I[_STEPS], *OUT_D, OUT_S[_MAXS], OUT_S[_SUML], np.zeros(L, np.int64),
+            OUT_S[_LAST], FIRST, SNAP, np.full((L, int(window)), np.nan),
+            np.stack([OUT_S[_CURV0], OUT_S[_CURV1]], axis=1))
 
 
 @benchmark("even2023.sgd_lanes", target=8e6, unit="lane-steps/s",
