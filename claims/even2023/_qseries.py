@@ -46,16 +46,26 @@ def _qpm_vec(s):
 
 @njit(inline="always")
 def _series(SS, QP, QM, terms):
-    """q_±(s_j) by :func:`q_series` with ``terms`` terms for every coordinate; bitwise _qpm's sums
-    when the skipped terms are below a quarter ulp (see :func:`series_terms`)."""
+    """q_±(s_j) by :func:`q_series` with ``terms`` terms for every coordinate: _qpm's bits when
+    ``terms`` is at least :func:`series_terms` of max_j s_j²."""
     for j in range(SS.shape[0]):
         QP[j], QM[j] = q_series(SS[j], terms)
 
 
 @njit(inline="always")
 def series_terms(m2):
-    """How many terms of the q_± series the sums can feel when every s_j² <= m2 (see the caller):
-    the smallest T with m2^T < 2^-56, at most 7 (the full series, for m2 up to 0.05²)."""
+    """How many terms of the q_± series (:func:`q_series`) the sums can feel when every s_j² <= m2:
+    the smallest T with m2^T < 2^-56, at most 7 (the full series, for m2 up to 0.05²).
+
+    Why skipping the terms t > T changes no bit: term t of either sum is at most m^{2(t−1)} times its
+    first term (s²/2 resp. |s|³/3, all terms of one sign), so every skipped term is below 2^-56 of the
+    partial sum, i.e. below an eighth of its ulp, and adding it (or any later, smaller one) rounds back
+    to the same sum. The computed powers obey the same bound because rounding is monotone (m2 ≥ the
+    rounded s_j², and the power chains compare term by term). When a sum is subnormal the higher
+    powers underflow to 0, and adding ±0 to a non-zero sum is exact. NaN stays NaN and ±inf takes the
+    full series (and the logarithms) either way. So a caller may sum more terms than its own lanes
+    need — the largest count any of them needs (the SGD pool), or all 7 (the declared GD kernel) —
+    and get the same bits; tests/test_dln_step.py checks it on 440k values."""
     nterms = 7
     if m2 < 0.0025:
         pw = m2
