@@ -119,6 +119,7 @@ class _Builder(ScalarPassItems):
                     if isinstance(i, State):
                         self.held.setdefault(i.name, []).append(item.where)
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
+        self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
 
     def state(self, item: State) -> None:
         """A State's row, its initial value and its name: its value at the current step (read at the top)."""
@@ -331,6 +332,21 @@ class _Builder(ScalarPassItems):
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
         lines = head + [f"{ind}{acc[q]} = {start}" for q in m.names]
         lines += ["for i in range(Z.shape[0]):"] + [f"    {h}" for h in head]
+        if vector and m.lets:  # two loops: the rows' intermediates (long chains, independent over
+            # rows: overlapped), then the sums (many accumulators, short): one loop for both ran at
+            # the latency of a row's chain
+            used = set().union(*(sp.sympify(e).free_symbols for e in m.exprs))
+            stash = [c.name for c in m.lets if c.name in used]
+            self.scratch_rows = max(self.scratch_rows, len(stash))
+            for c in m.lets:
+                lines.append(f"        {code_name('p', c.name)} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
+                names[c.name] = code_name("p", c.name)
+            lines += [f"        P[{j}, i, b] = {names[q]}" for j, q in enumerate(stash)]
+            names.update({q: f"P[{j}, i, b]" for j, q in enumerate(stash)})
+            lines += ["for i in range(Z.shape[0]):", *(f"    {h}" for h in head)]
+            lines += [f"        {acc[q]} += {self.expr(e, 'row mean', m.printed_order, names)}"
+                      for q, e in zip(m.names, m.exprs)]
+            return lines + ([*head, *(f"{ind}{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names)] if m.mean else [])
         for c in m.lets:
             lines.append(f"    {ind}{code_name('p', c.name)} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
             names[c.name] = code_name("p", c.name)
@@ -451,6 +467,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     buf = np.zeros({(nfl + nin) * width})
     F = buf[:{nfl * width}]
     N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0)
+    P = np.zeros(({bld.scratch_rows}, {"Z.shape[0]" if k.data else 0}, {width}))  # the row means' stashed intermediates
     N[1, :] = -2  # -2 empty slot, -1 running, >= 0 the lane's outcome
     nxt = 0
     live = 0
