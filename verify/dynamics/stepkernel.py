@@ -72,7 +72,7 @@ from .stepobservers import _IND, ScalarPassItems
 from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
-_BLOCK_BYTES = 128 * 1024  # a block's float rows at most (but 16 slots): L2-resident, mostly L1
+_BLOCK_BYTES = 32 * 1024  # a block's float rows at most (but 16 slots): the size of an L1 data cache
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
@@ -522,8 +522,9 @@ def _store(b, out_i, out_f, F, N):
 def block_width(rows: int) -> int:
     """Lane slots per block for ``rows`` float rows of state: ``_WIDTH``, halved (down to 16: two
     AVX-512 vectors) while the rows of a block exceed ``_BLOCK_BYTES``, so that the state a step
-    touches stays in the core's cache (at d = 30 the diagonal network's 64-slot block, ~0.5 MB, ran
-    from L2 at half the speed of a 16-slot one)."""
+    touches stays near the core: the diagonal network's GD (even2023) ran 2.4x slower in 64-slot
+    blocks (~0.5 MB) than in 16-slot ones at d = 30, and 1.2x slower in 32-slot ones at d = 10; the
+    ℓ(xy) kernels (~40 rows) keep 64."""
     width = _WIDTH
     while width > 16 and rows * width * 8 > _BLOCK_BYTES:
         width //= 2
