@@ -88,6 +88,9 @@ def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e3():
     hitting = _hitting_gammas(problem)
     assert hitting
     seen |= _compare(problem, hitting, max_steps=100, tol_rel=1e-20)
+    for max_steps in (0, 1):  # no step / one step: the final loss is L(β₀) in both
+        seen |= _compare(problem, [0.0, 0.1, 1e3], max_steps=max_steps, tol_rel=1e-20)
+    seen |= _compare(problem, [], max_steps=10, tol_rel=1e-20)  # no lane
     assert {"converged", "stalled", "blown_up", "hit_pm1"} <= seen
 
 

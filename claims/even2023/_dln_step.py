@@ -178,7 +178,9 @@ def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel:
     f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",
                                                                             "sum_s2"))}
     k = 6 * d
-    f.update(final_loss=out_f[k], max_abs_s=out_f[k + 1], sum_loss=out_f[k + 2],
+    # no step allowed: no loss computed in the kernel; the last one is L(β₀), as in _lanes_kernel
+    final_loss = out_f[k] if max_steps > 0 else np.full(L, first)
+    f.update(final_loss=final_loss, max_abs_s=out_f[k + 1], sum_loss=out_f[k + 2],
              sum_grad_curv=out_f[k + 3:k + 5].T.copy(), loss_window=out_f[k + 5:k + 5 + window].T.copy(),
              gain_snapshots=out_f[k + 5 + window:].T.reshape(L, n_snap, d).copy())
     return {"status": out_i[0], "steps": out_i[1], "bounces": out_i[2], "first_loss": np.full(L, first), **f}
