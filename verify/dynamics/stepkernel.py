@@ -37,10 +37,12 @@ Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at 
 
 The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`.
 
-Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to ``_WIDTH`` lane slots per
-block in structure-of-arrays rows (F floats, N integers), a first loop over the slots for the
-compiled calls, then one branch-free loop (every update a select) that LLVM vectorises across lanes,
-then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
+Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to 64 lane slots per block
+(fewer for a large state, :func:`.steplayout.block_width`) in structure-of-arrays rows (F floats, N
+integers) of one flat buffer (:func:`.steplayout.flat_rows`), a first loop over the slots for the
+compiled calls, the row means (a row mean with per-row intermediates in two loops: the rows' chains
+into scratch rows, then the sums), then one branch-free loop (every update a select) that LLVM
+vectorises across lanes, then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
 one LLVM select, :func:`.stepprint.select`: no branches for numba's passes, whose cost grows with
 their square, nor for the vectoriser); every ``_CHUNK`` steps finished slots are written out
 and refilled.
@@ -68,11 +70,10 @@ import sympy as sp
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RareUpdate,
                         RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+from .steplayout import flat_rows, block_width
 from .stepobservers import _IND, ScalarPassItems
 from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
-_WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
-_BLOCK_BYTES = 32 * 1024  # a block's float rows at most (but 16 slots): the size of an L1 data cache
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
@@ -455,19 +456,18 @@ def kernel_source(k: StepKernel) -> str:
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
     width = block_width(nfl)
-    return _flat_rows(f'''
+    return flat_rows(f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     n = lanes.shape[0]
     w = min({width}, n)
-    # per-slot state, structure of arrays in ONE buffer, row r of slot b at r * {width} + b: every
-    # access of the slot loop is the same pointer plus a constant, so LLVM proves the rows apart at
-    # compile time and vectorises the slot loop with no run-time alias checks (of which it allows
-    # only a few: two arrays of rows, even of fixed width, needed one check per pair of rows)
+    # per-slot state: the rows of one flat buffer, row r of slot b at r * {width} + b (steplayout)
     buf = np.zeros({(nfl + nin) * width})
     F = buf[:{nfl * width}]
     N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0)
-    P = np.zeros(({bld.scratch_rows}, {"Z.shape[0]" if k.data else 0}, {width}))  # the row means' stashed intermediates
+    # the row means' stashed intermediates, P[j, i, b]: indices that are literals or loop variables,
+    # which LLVM knows are >= 0 (a computed flat index would keep numba's negative-index wraparound)
+    P = np.zeros(({bld.scratch_rows}, {"Z.shape[0]" if k.data else 0}, {width}))
     N[1, :] = -2  # -2 empty slot, -1 running, >= 0 the lane's outcome
     nxt = 0
     live = 0
@@ -517,35 +517,6 @@ def _load(b, i, I, {pargs}F, N):
 def _store(b, out_i, out_f, F, N):
 {nl.join(store)}
 ''', width)
-
-
-def block_width(rows: int) -> int:
-    """Lane slots per block for ``rows`` float rows of state: ``_WIDTH``, halved (down to 16: two
-    AVX-512 vectors) while the rows of a block exceed ``_BLOCK_BYTES``, so that the state a step
-    touches stays near the core: the diagonal network's GD (even2023) ran 2.4x slower in 64-slot
-    blocks (~0.5 MB) than in 16-slot ones at d = 30, and 1.2x slower in 32-slot ones at d = 10; the
-    ℓ(xy) kernels (~40 rows) keep 64."""
-    width = _WIDTH
-    while width > 16 and rows * width * 8 > _BLOCK_BYTES:
-        width //= 2
-    return width
-
-
-_ROW = re.compile(r"\b([FN])\[([^\[\],]+), (b|:)\]")
-
-
-def _flat_rows(source: str, width: int) -> str:
-    """The generated code's ``F[r, b]`` / ``N[r, b]`` (row r, slot b; ``N[r, :]``: all slots) laid out
-    flat in rows of ``width`` slots, ``r * width + b``, folded when r is a literal."""
-    def flat(m):
-        array, row, col = m.groups()
-        start = str(int(row) * width) if row.isdigit() else f"({row}) * {width}"
-        return f"{array}[{start}:{start} + {width}]" if col == ":" else f"{array}[{start} + b]"
-
-    out = _ROW.sub(flat, source)
-    if re.search(r"\b[FN]\[[^\]]*,", out):
-        raise AssertionError("step kernel: a two-index row access left in the generated source")
-    return out
 
 
 def _copies(pairs, dst: str, src: str) -> list[str]:
