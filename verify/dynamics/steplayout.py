@@ -18,10 +18,11 @@ _BLOCK_BYTES = 32 * 1024  # a block's float rows at most (but 16 slots): the siz
 
 def block_width(rows: int) -> int:
     """Lane slots per block for ``rows`` float rows of state: ``_WIDTH``, halved (down to 16: two
-    AVX-512 vectors) while the rows of a block exceed ``_BLOCK_BYTES``, so that the state a step
-    touches stays near the core: the diagonal network's GD (even2023) ran 2.4x slower in 64-slot
-    blocks (~0.5 MB) than in 16-slot ones at d = 30, and 1.2x slower in 32-slot ones at d = 10; the
-    ℓ(xy) kernels (~40 rows) keep 64."""
+    AVX-512 vectors; 8-slot blocks ran 2x slower, mostly in the vector loops' scalar remainders)
+    while the rows of a block exceed ``_BLOCK_BYTES``, so that the state a step touches stays near
+    the core: the diagonal network's GD (even2023) ran ~1.8x slower in 64-slot blocks (~0.5 MB) than
+    in 16-slot ones at d = 30, and 1.2x slower in 32-slot ones at d = 10; the ℓ(xy) kernels (~40
+    rows) keep 64."""
     width = _WIDTH
     while width > 16 and rows * width * 8 > _BLOCK_BYTES:
         width //= 2
