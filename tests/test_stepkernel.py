@@ -279,3 +279,58 @@ def test_an_integer_state_refuses_a_value_that_is_not_an_integer():
     State(count, 0, count + 1)  # integer init, integer next: fine
     with pytest.raises(ValueError, match="integer init"):
         State(sp.Symbol("acc", real=True), 0, sp.Symbol("acc", real=True) + sp.Rational(1, 2))
+
+
+def test_row_means_with_intermediates_match_a_plain_loop_in_any_block_width(monkeypatch):
+    """A row mean whose rows have intermediates runs in two loops over the slots (the rows' chains into
+    scratch rows, then the sums): the same bits as a plain loop, with 64- or 16-slot blocks."""
+    from verify.dynamics import steplayout, stepkernel
+    from verify.dynamics.stepkernel import RowMean
+
+    z1, z2, a1, r, r2, unused, gx, gy, ss, ex, ey, sl = sp.symbols("z1 z2 a1 r r2 unused gx gy ss ex ey sl", real=True)
+    k = StepKernel(
+        params=(x, y), next_params=(xn, yn), lane_inputs=(eta,), constants=(steps_max,), calls=(), data=(z1, z2),
+        row_means=(RowMean((gx, gy), (r * z1, r * y), (Let(a1, x * z1), Let(r, a1 - z2), Let(unused, r * r))),
+                   RowMean((ss,), (r2 * r2,), (Let(r2, y * z2 - z1),), mean=False)),
+        body=(Let(ex, eta * gx), Let(ey, eta * gy), Let(xn, x - ex), Let(yn, y - ey), LastWhere(sl, ss)),
+        stop=StopRule(before=((T >= steps_max, 3),), after=((sp.Abs(ex) <= 1e-13, 0),)),
+        int_outputs=("outcome", "steps"), float_outputs=("x", "y", "sl"), label="test_row_lets")
+
+    def plain(x, y, e, Z, steps_max):
+        t, sl = 0, math.nan
+        while True:
+            gx = gy = 0.0 if len(Z) > 1 else -0.0
+            ss = 0.0
+            for z1, z2 in Z:
+                r = x * z1 - z2
+                gx, gy = gx + r * z1, gy + r * y
+                ss += (y * z2 - z1) * (y * z2 - z1)
+            gx, gy = gx / len(Z), gy / len(Z)
+            if t >= steps_max:
+                return [3, t], [x, y, sl]
+            ex, ey, sl = e * gx, e * gy, ss
+            x, y, t = x - ex, y - ey, t + 1
+            if abs(ex) <= 1e-13:
+                return [0, t], [x, y, sl]
+
+    rng = np.random.default_rng(8)
+    n = 37
+    x0, y0, e0 = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n), rng.uniform(0.01, 0.6, n)
+    widths = set()
+    for budget in (steplayout._BLOCK_BYTES, 1):  # 64 slots; 16 (the least)
+        monkeypatch.setattr(steplayout, "_BLOCK_BYTES", budget)
+        source = kernel_source(k)
+        assert "P[0, i, b] = " in source  # the two-loop form
+        widths.add(int(source.split("w = min(")[1].split(",")[0]))
+        engine = stepkernel.compile_source(source, k.label)
+        for Z in (rng.normal(size=(5, 2)), np.array([[0.7, -0.2]])):
+            out_i, out_f = np.zeros((2, n), np.int64), np.zeros((3, n))
+            engine(np.arange(n), np.stack([x0, y0, e0]), Z, 300, out_i, out_f)
+            outcomes = set()
+            for i in range(n):
+                ints, floats = plain(float(x0[i]), float(y0[i]), float(e0[i]), Z.tolist(), 300)
+                outcomes.add(ints[0])
+                assert out_i[:, i].tolist() == ints, (i, len(Z), budget)
+                assert np.array_equal(out_f[:, i].view(np.int64), np.array(floats).view(np.int64)), (i, len(Z), budget)
+            assert {0, 3} <= outcomes
+    assert widths == {64, 16}

@@ -381,12 +381,17 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
               check_every: int | None = None, n_snap: int = 24, window: int = 64) -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
-    Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD has a
-    declared twin, :func:`._dln_step.run_gd_lanes` (every field bitwise this kernel's:
-    tests/test_dln_step.py), not used here while it is slower (~1.5× at d = 10, ~3× at d = 30).
+    Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n)
+    runs on its declared step kernel, :func:`._dln_step.run_gd_lanes` (every field bitwise the GD
+    path of ``_lanes_kernel``: tests/test_dln_step.py; ~1.2× its speed at d = 30, ~2× at d = 10).
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
+    if b >= problem.n:
+        from ._dln_step import run_gd_lanes  # imports this module
+
+        return Lanes(gammas, b, **run_gd_lanes(problem, gammas, max_steps=int(max_steps), tol_rel=float(tol_rel),
+                                               n_snap=int(n_snap), window=int(window)))
     seeds_arr = (np.full(len(gammas), seeds, np.int64) if np.isscalar(seeds)
                  else np.asarray(seeds, np.int64))
     if check_every is None:

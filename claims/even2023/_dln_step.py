@@ -6,8 +6,9 @@ even2023 eqs. (1)-(3) with B_k = all rows: β = u ⊙ v, L(β) = ‖Xβ − y‖
 
 declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the GD path
 of :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is that
-kernel's bit for bit (``tests/test_dln_step.py``) — not yet :func:`._dln.run_lanes`'s path: with the
-q_± series per coordinate it is slower than ``_lanes_kernel`` (measured ~1.5× at d = 10, ~3× at d = 30):
+kernel's bit for bit (``tests/test_dln_step.py``). :func:`._dln.run_lanes` runs full-batch GD here:
+faster than ``_lanes_kernel``'s GD (``python -m verify bench even2023.dln_gd_step``: ~1.2× at E1,
+d = 30; ~2× at E3, d = 10):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``), Σ_i r_i²
@@ -178,7 +179,9 @@ def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel:
     f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",
                                                                             "sum_s2"))}
     k = 6 * d
-    f.update(final_loss=out_f[k], max_abs_s=out_f[k + 1], sum_loss=out_f[k + 2],
+    # no step allowed: no loss computed in the kernel; the last one is L(β₀), as in _lanes_kernel
+    final_loss = out_f[k] if max_steps > 0 else np.full(L, first)
+    f.update(final_loss=final_loss, max_abs_s=out_f[k + 1], sum_loss=out_f[k + 2],
              sum_grad_curv=out_f[k + 3:k + 5].T.copy(), loss_window=out_f[k + 5:k + 5 + window].T.copy(),
              gain_snapshots=out_f[k + 5 + window:].T.reshape(L, n_snap, d).copy())
     return {"status": out_i[0], "steps": out_i[1], "bounces": out_i[2], "first_loss": np.full(L, first), **f}

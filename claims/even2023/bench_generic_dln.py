@@ -1,15 +1,20 @@
-"""Benchmark (no claims): the diagonal linear network as an instance of the generic GD engine.
+"""Benchmarks (no claims): the diagonal linear network as an instance of the generic GD engines.
 
-``python -m verify bench even2023.dln_generic``. The loss of even2023 eq. (1), L(u, v) =
-(1/2n) Σᵢ (⟨u ⊙ v, xᵢ⟩ − yᵢ)², is given to :class:`verify.dynamics.generic.Objective` as a sympy
-expression in the 2d named parameters with one data row (xᵢ, yᵢ) as data symbols (the mean over
-rows is the engine's), and run by GD on the E3 problem (n = 5, d = 10) for a fixed step count on a
-sweep of step sizes; the same lanes run by the hand-written kernel of :mod:`claims.even2023._dln`
-(which also accumulates the gains, tilts and loss windows the claims read). Reported: both rates in
-lane-steps/s (the generic engine stops a lane at the float64 floor, the hand-written one runs the
-whole budget: rates are per step done), their ratio, and the largest relative difference of the
-limit β of the lanes that converged (the two sum the gradient in different orders: agreement to
-rounding, not bitwise).
+``python -m verify bench even2023.dln_``.
+
+* ``even2023.dln_generic``: the loss of even2023 eq. (1), L(u, v) = (1/2n) Σᵢ (⟨u ⊙ v, xᵢ⟩ − yᵢ)², is
+  given to :class:`verify.dynamics.generic.Objective` as a sympy expression in the 2d named parameters
+  with one data row (xᵢ, yᵢ) as data symbols (the mean over rows is the engine's), and run by GD on the
+  E3 problem (n = 5, d = 10) for a fixed step count on a sweep of step sizes; the same lanes run by
+  :func:`claims.even2023._dln.run_lanes` (which also accumulates the gains, tilts and loss windows the
+  claims read). Reported: both rates in lane-steps/s (the generic engine stops a lane at the float64
+  floor, run_lanes runs the whole budget: rates are per step done), their ratio, and the largest
+  relative difference of the limit β of the lanes that converged (the two sum the gradient in different
+  orders: agreement to rounding, not bitwise).
+* ``even2023.dln_gd_step``: run_lanes's full-batch GD, the declared step kernel of
+  :mod:`claims.even2023._dln_step` (every field bitwise the hand-written GD path of
+  ``_dln._lanes_kernel``), against that hand-written path, at E1 (n = 20, d = 30) and E3 (n = 5,
+  d = 10); value: the smaller of the two speed ratios (>= 1: the declared kernel is not slower).
 """
 from __future__ import annotations
 
@@ -20,10 +25,10 @@ import numpy as np
 from verify.bench import benchmark
 
 
-@benchmark("even2023.dln_generic", unit="x hand-written",
+@benchmark("even2023.dln_generic", unit="x run_lanes",
            description="GD on the diagonal linear network (E3: n=5, d=10, 64 step sizes x 4000 steps, "
                        "one thread): the generic engine (gradient generated from the sympy loss in "
-                       "named parameters u, v, data x, y) over the hand-written _dln kernel; both rates "
+                       "named parameters u, v, data x, y) over _dln.run_lanes; both rates "
                        "and the agreement of the final beta reported")
 def bench_dln_generic() -> dict:
     import sympy as sp
@@ -48,7 +53,7 @@ def bench_dln_generic() -> dict:
     def generic():
         return run(objective, theta0, gammas, data=data, max_steps=steps, gtol=0.0, patience=10**9)
 
-    def hand():
+    def dln():  # run_lanes's full-batch GD: the declared step kernel of _dln_step
         return run_lanes(problem, gammas, max_steps=steps, tol_rel=0.0)
 
     run(objective, theta0, gammas[:2], data=data, max_steps=5, gtol=0.0)  # compile
@@ -59,7 +64,7 @@ def bench_dln_generic() -> dict:
         g = generic()
         best_g = max(best_g, int(g.steps.sum()) / (time.perf_counter() - t))
         t = time.perf_counter()
-        h = hand()
+        h = dln()
         best_h = max(best_h, int(h.steps.sum()) / (time.perf_counter() - t))
     # lanes the generic engine stopped as converged (at the float64 floor) ran past their limit in
     # both paths: compare their β; the edge-of-stability lanes (large γ) oscillate for the whole budget
@@ -68,8 +73,45 @@ def bench_dln_generic() -> dict:
     beta_g = g.theta[conv, :d] * g.theta[conv, d:]
     beta_h = h.beta[conv]
     scale = np.maximum(np.abs(beta_h).max(axis=1), 1e-300)
-    return {"value": best_g / best_h, "generic_rate": best_g, "handwritten_rate": best_h,
+    return {"value": best_g / best_h, "generic_rate": best_g, "run_lanes_rate": best_h,
             "converged_lanes": int(conv.sum()),
             "max_rel_diff_beta_converged": float(np.max(np.abs(beta_g - beta_h).max(axis=1) / scale))
             if conv.any() else float("nan"),
             "lanes": len(gammas), "steps_per_lane": steps, "n": n, "d": d}
+
+
+@benchmark("even2023.dln_gd_step", unit="x hand-written",
+           description="full-batch GD on the diagonal linear network, 128 step sizes up to 0.9 of the "
+                       "stability threshold x 4000 steps, one thread, CPU time: the declared step kernel "
+                       "(_dln_step, what run_lanes runs) over the hand-written GD path of _lanes_kernel, "
+                       "at E1 (n=20, d=30) and E3 (n=5, d=10); value: the smaller ratio")
+def bench_dln_gd_step() -> dict:
+    from claims.even2023._dln import _lanes_kernel, batch_curvatures, e1_problem, e3_problem
+    from claims.even2023._dln_step import run_gd_lanes
+
+    out: dict = {}
+    for label, problem in (("E1", e1_problem(0)), ("E3", e3_problem(0))):
+        lam = np.linalg.eigvalsh(problem.X.T @ problem.X / problem.n)[-1]
+        gammas = np.geomspace(0.05, 0.9, 128) / (lam * 2 * float(np.max(problem.alpha)) ** 2)
+        steps = 4000
+
+        def declared():
+            return run_gd_lanes(problem, gammas, max_steps=steps, tol_rel=0.0)["steps"]
+
+        def hand():
+            return _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, problem.n,
+                                 np.zeros(len(gammas), np.int64), steps, 0.0, 1, 24, 64,
+                                 batch_curvatures(problem.X, problem.n))[1]
+
+        t = time.perf_counter()
+        run_gd_lanes(problem, gammas[:2], max_steps=5)  # compile (or load from the kernel cache)
+        out[f"{label}_first_call_seconds"] = time.perf_counter() - t
+        best = {"declared": 0.0, "hand": 0.0}
+        for _ in range(5):  # interleaved, best of five, CPU time of this (single) thread: the machine is shared
+            for name, fn in (("declared", declared), ("hand", hand)):
+                t = time.process_time()
+                done = int(fn().sum())
+                best[name] = max(best[name], done / (time.process_time() - t))
+        out.update({f"{label}_declared_rate": best["declared"], f"{label}_handwritten_rate": best["hand"],
+                    f"{label}_ratio": best["declared"] / best["hand"]})
+    return {"value": min(out["E1_ratio"], out["E3_ratio"]), **out, "lanes": 128, "steps_per_lane": 4000}

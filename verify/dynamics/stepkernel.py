@@ -37,10 +37,12 @@ Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at 
 
 The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`.
 
-Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to ``_WIDTH`` lane slots per
-block in structure-of-arrays rows (F floats, N integers), a first loop over the slots for the
-compiled calls, then one branch-free loop (every update a select) that LLVM vectorises across lanes,
-then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
+Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to 64 lane slots per block
+(fewer for a large state, :func:`.steplayout.block_width`) in structure-of-arrays rows (F floats, N
+integers) of one flat buffer (:func:`.steplayout.flat_rows`), a first loop over the slots for the
+compiled calls, the row means (a row mean with per-row intermediates in two loops: the rows' chains
+into scratch rows, then the sums), then one branch-free loop (every update a select) that LLVM
+vectorises across lanes, then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
 one LLVM select, :func:`.stepprint.select`: no branches for numba's passes, whose cost grows with
 their square, nor for the vectoriser); every ``_CHUNK`` steps finished slots are written out
 and refilled.
@@ -68,10 +70,10 @@ import sympy as sp
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RareUpdate,
                         RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+from .steplayout import flat_rows, block_width
 from .stepobservers import _IND, ScalarPassItems
 from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
-_WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
@@ -118,6 +120,7 @@ class _Builder(ScalarPassItems):
                     if isinstance(i, State):
                         self.held.setdefault(i.name, []).append(item.where)
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
+        self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
 
     def state(self, item: State) -> None:
         """A State's row, its initial value and its name: its value at the current step (read at the top)."""
@@ -330,6 +333,21 @@ class _Builder(ScalarPassItems):
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
         lines = head + [f"{ind}{acc[q]} = {start}" for q in m.names]
         lines += ["for i in range(Z.shape[0]):"] + [f"    {h}" for h in head]
+        if vector and m.lets:  # two loops: the rows' intermediates (long chains, independent over
+            # rows: overlapped), then the sums (many accumulators, short): one loop for both ran at
+            # the latency of a row's chain
+            used = set().union(*(sp.sympify(e).free_symbols for e in m.exprs))
+            stash = [c.name for c in m.lets if c.name in used]
+            self.scratch_rows = max(self.scratch_rows, len(stash))
+            for c in m.lets:
+                lines.append(f"        {code_name('p', c.name)} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
+                names[c.name] = code_name("p", c.name)
+            lines += [f"        P[{j}, i, b] = {names[q]}" for j, q in enumerate(stash)]
+            names.update({q: f"P[{j}, i, b]" for j, q in enumerate(stash)})
+            lines += ["for i in range(Z.shape[0]):", *(f"    {h}" for h in head)]
+            lines += [f"        {acc[q]} += {self.expr(e, 'row mean', m.printed_order, names)}"
+                      for q, e in zip(m.names, m.exprs)]
+            return lines + ([*head, *(f"{ind}{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names)] if m.mean else [])
         for c in m.lets:
             lines.append(f"    {ind}{code_name('p', c.name)} = {self.expr(c.expr, 'row mean', m.printed_order, names)}")
             names[c.name] = code_name("p", c.name)
@@ -437,15 +455,19 @@ def kernel_source(k: StepKernel) -> str:
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
-    return f'''
+    width = block_width(nfl)
+    return flat_rows(f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     n = lanes.shape[0]
-    w = min({_WIDTH}, n)
-    # per-slot state, structure of arrays: two arrays of fixed width, so that LLVM sees the rows
-    # cannot overlap and vectorises the slot loop without run-time alias checks
-    F = np.zeros(({nfl}, {_WIDTH}))
-    N = np.zeros(({nin}, {_WIDTH}), np.int64)
+    w = min({width}, n)
+    # per-slot state: the rows of one flat buffer, row r of slot b at r * {width} + b (steplayout)
+    buf = np.zeros({(nfl + nin) * width})
+    F = buf[:{nfl * width}]
+    N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0)
+    # the row means' stashed intermediates, P[j, i, b]: indices that are literals or loop variables,
+    # which LLVM knows are >= 0 (a computed flat index would keep numba's negative-index wraparound)
+    P = np.zeros(({bld.scratch_rows}, {"Z.shape[0]" if k.data else 0}, {width}))
     N[1, :] = -2  # -2 empty slot, -1 running, >= 0 the lane's outcome
     nxt = 0
     live = 0
@@ -494,7 +516,7 @@ def _load(b, i, I, {pargs}F, N):
 @numba.njit(cache=True)
 def _store(b, out_i, out_f, F, N):
 {nl.join(store)}
-'''
+''', width)
 
 
 def _copies(pairs, dst: str, src: str) -> list[str]:
