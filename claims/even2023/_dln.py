@@ -1,11 +1,12 @@
 """Diagonal linear network β = u ⊙ v trained by (S)GD on least squares (even2023, eqs. (1)-(3)):
-the problems, q and q_± (def8), and the float64 path.
+q and q_± (def8) and the float64 lanes; the problems (re-exported here) are in ``_problems``.
 
 u_{k+1} = u_k − s_k ⊙ v_k, v_{k+1} = v_k − s_k ⊙ u_k with s_k = γ_k ∇L_{B_k}(β_k), from
 (u_0, v_0) = (√2 α, 0):
 
 * :func:`run_lanes` — float64, compiled with numba, many constant stepsizes / batch seeds ("lanes")
-  per call. Gains and tilts are accumulated in the log domain (ln α_{±,k}), with the series of
+  per call: full-batch GD on its declared step kernel (``_dln_step``), SGD in a lane pool
+  (``_sgd_lanes``). Gains and tilts are accumulated in the log domain (ln α_{±,k}), with the series of
   q_± for small |s| (spec §0.6), so large gains never underflow.
 * the high-precision path (:func:`claims.even2023._hp.run_hp`, any scalar schedule, python-flint
   midpoint arithmetic) lives in ``_hp`` and is re-exported here; the gain-only kernel of Prop. 16's
@@ -18,91 +19,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 import mpmath
 import numpy as np
 from numba import njit
 
+from ._dln_step import run_gd_lanes
+from ._problems import (BLOWN_UP, CONVERGED, HIT_PM1, OUTCOMES, STALLED, Problem,  # noqa: F401 (re-exported)
+                        batch_curvatures, e1_problem, e3_problem, l1_interpolator, sparse_problem)
 from ._qseries import _qpm, _qpm_vec, _series, series_terms  # noqa: F401  (re-exported)
 from ._sgd_lanes import run_sgd_lanes
-
-
-CONVERGED, STALLED, BLOWN_UP, HIT_PM1 = 0, 1, 2, 3
-OUTCOMES = ("converged", "stalled", "blown_up", "hit_pm1")
-
-
-# --------------------------------------------------------------------------- problems
-
-@dataclass(frozen=True, eq=False)
-class Problem:
-    """Data (X, y) with n < d, an initialisation scale α ∈ ℝ^d_{>0}, and the teacher if known.
-
-    All arrays are float64; in high precision they are read as the exact dyadic rationals they are.
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    alpha: np.ndarray
-    teacher: np.ndarray | None = None
-    label: str = ""
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.X.shape[1]
-
-    def with_alpha(self, alpha) -> "Problem":
-        a = np.broadcast_to(np.asarray(alpha, float), (self.d,)).copy()
-        return Problem(self.X, self.y, a, self.teacher, self.label)
-
-    def describe(self) -> dict:
-        return {"n": self.n, "d": self.d, "label": self.label,
-                "alpha_min": float(self.alpha.min()), "alpha_max": float(self.alpha.max())}
-
-
-def sparse_problem(n: int, d: int, s: int, alpha: float, seed: int, sigma: float = 1.0,
-                   teacher: Sequence[float] | None = None, label: str = "") -> Problem:
-    """Spec §8 E0: X with i.i.d. N(0, σ²) entries; noiseless y = Xβ*; support uniformly random with
-    N(0, 1) entries unless ``teacher`` (placed on the first coordinates) is given."""
-    rng = np.random.default_rng(seed)
-    X = sigma * rng.standard_normal((n, d))
-    b = np.zeros(d)
-    if teacher is None:
-        supp = rng.choice(d, size=s, replace=False)
-        b[supp] = rng.standard_normal(s)
-    else:
-        b[: len(teacher)] = teacher
-    y = X @ b
-    return Problem(X, y, np.full(d, float(alpha)), b, label or f"gauss(n={n},d={d},s={s},seed={seed})")
-
-
-@lru_cache(maxsize=None)
-def e1_problem(seed: int = 0) -> Problem:
-    """E1 (Figure 1, [M]): n = 20, d = 30, s = 3, α = 0.1, Gaussian X, random 3-sparse teacher."""
-    return sparse_problem(20, 30, 3, 0.1, seed=1000 + seed, label=f"E1(seed={seed})")
-
-
-@lru_cache(maxsize=None)
-def e3_problem(seed: int = 0) -> Problem:
-    """E3 (Theorem 1 at high precision): n = 5, d = 10, teacher (1, −0.7, 0, …), α = 0.2."""
-    return sparse_problem(5, 10, 2, 0.2, seed=3000 + seed, teacher=(1.0, -0.7),
-                          label=f"E3(seed={seed})")
-
-
-def l1_interpolator(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """β*_{ℓ1} = argmin_{Xβ=y} ‖β‖₁ by LP (β = p − m, p, m ≥ 0)."""
-    from scipy.optimize import linprog
-
-    n, d = X.shape
-    res = linprog(np.ones(2 * d), A_eq=np.hstack([X, -X]), b_eq=y, bounds=(0, None), method="highs")
-    if res.status != 0:
-        raise RuntimeError(f"LP for the l1 interpolator failed: {res.message}")
-    return res.x[:d] - res.x[d:]
 
 
 # --------------------------------------------------------------------------- q, q_± (def8)
@@ -199,8 +126,10 @@ def _residual(XT, y, beta, r):
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch):
-    """Full-batch GD lanes (b >= n; ``seeds`` and ``check_every`` are not used: the full loss is
-    computed at every step). Mini-batch SGD lanes are :func:`._sgd_lanes.run_sgd_lanes`."""
+    """Full-batch GD lanes written by hand (b >= n; ``seeds`` and ``check_every`` are not used: the full
+    loss is computed at every step): not :func:`run_lanes`' path any more, but the reference its
+    declared GD kernel (:mod:`._dln_step`) is tested against bit for bit (tests/test_dln_step.py) and
+    benchmarked against (bench ``even2023.dln_gd_step``)."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -363,45 +292,29 @@ def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
 CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_UP, HIT_PM1
 
 
-def batch_curvatures(X: np.ndarray, b: int) -> np.ndarray:
-    """(λ_min, λ_max) of the batch curvature used in eq10.batch: for GD the extreme non-zero
-    eigenvalues of XXᵀ/n (row 0); for b = 1 both equal ‖x_i‖² (row i). Other b: NaN (not used)."""
-    n = X.shape[0]
-    if b >= n:
-        ev = np.linalg.eigvalsh(X @ X.T / n)
-        return np.array([[ev[0], ev[-1]]])
-    if b == 1:
-        nrm = np.sum(X * X, axis=1)
-        return np.stack([nrm, nrm], axis=1)
-    return np.full((n, 2), np.nan)
-
-
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
               check_every: int | None = None, n_snap: int = 24, window: int = 64) -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
-    Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n)
-    runs on its declared step kernel, :func:`._dln_step.run_gd_lanes` (every field bitwise the GD
-    path of ``_lanes_kernel``: tests/test_dln_step.py; ~1.2× its speed at d = 30, ~2× at d = 10).
+    Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
+    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs on its declared step
+    kernel, :func:`._dln_step.run_gd_lanes`, bit for bit the hand-written :func:`_lanes_kernel`
+    (tests/test_dln_step.py; faster: bench ``even2023.dln_gd_step``); mini-batch SGD (b < n, the full
+    loss every ``check_every`` steps, by default ⌊n/b⌋) in the lane pool of
+    :func:`._sgd_lanes.run_sgd_lanes`.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
     if b >= problem.n:
-        from ._dln_step import run_gd_lanes  # imports this module
-
-        return Lanes(gammas, b, **run_gd_lanes(problem, gammas, max_steps=int(max_steps), tol_rel=float(tol_rel),
-                                               n_snap=int(n_snap), window=int(window)))
+        return Lanes(gammas, b, **run_gd_lanes(problem, gammas, max_steps=int(max_steps),
+                                               tol_rel=float(tol_rel), n_snap=int(n_snap),
+                                               window=int(window)))
     seeds_arr = (np.full(len(gammas), seeds, np.int64) if np.isscalar(seeds)
                  else np.asarray(seeds, np.int64))
     if check_every is None:
         check_every = max(1, problem.n // max(b, 1))
-    if b < problem.n:
-        out = run_sgd_lanes(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
-                            seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
-                            int(n_snap), int(window), batch_curvatures(problem.X, b))
-        return Lanes(gammas, b, *out)
-    out = _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
+    out = run_sgd_lanes(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
                         seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
                         int(n_snap), int(window), batch_curvatures(problem.X, b))
     return Lanes(gammas, b, *out)

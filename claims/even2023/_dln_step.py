@@ -27,7 +27,7 @@ d = 30; ~2× at E3, d = 10):
   (``converged``); after it: some s_j = ±1 (``hit_pm1``), sup ‖s‖_∞ not finite or > 1e120 (``blown_up``).
   The final loss is the last L computed before the budget ran out (as ``_lanes_kernel``'s ``last_full``).
 
-SGD (b < n: a per-lane ``np.random`` stream and Fisher-Yates batches) stays in ``_lanes_kernel``.
+SGD (b < n: Fisher-Yates batches from per-lane seeds) runs in the lane pool of ``_sgd_lanes``.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from numba import njit
 from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, LastWhere, Let, MaxOf, MaxWhere,
                                         RareUpdate, RowMean, State, StepKernel, StopRule, Window, compiled_engine)
 
-from ._dln import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
+from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
 

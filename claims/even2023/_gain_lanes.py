@@ -28,7 +28,7 @@ from numba import njit
 
 from verify.bench import benchmark
 
-from ._dln import BLOWN_UP, CONVERGED, HIT_PM1, OUTCOMES, STALLED, Problem, sparse_problem
+from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, OUTCOMES, STALLED, Problem, sparse_problem
 
 SERIES_TERMS = 7       # q(s) = Σ_{t=1}^{7} s^{2t}/t for |s| < SERIES_EDGE
 SERIES_EDGE = 0.05

@@ -20,7 +20,7 @@ import mpmath
 import numpy as np
 
 if TYPE_CHECKING:   # pragma: no cover
-    from ._dln import Problem
+    from ._problems import Problem
 
 
 # --------------------------------------------------------------------------- stepsize schedules

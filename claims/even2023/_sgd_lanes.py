@@ -402,7 +402,7 @@ def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
 def _bench_sgd_lanes() -> dict:
     import time
 
-    from ._dln import batch_curvatures, e1_problem
+    from ._problems import batch_curvatures, e1_problem
 
     p = e1_problem(0)
     gammas = np.repeat([0.02, 0.05, 0.1, 0.2], 8)
