@@ -105,3 +105,15 @@ def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e1(request)
         seen |= _compare(problem, _gammas(problem, 90), max_steps=3000, tol_rel=1e-6)
     seen |= _compare(problem, _gammas(problem, 30), max_steps=300, tol_rel=1e-20)
     assert {"converged", "stalled", "blown_up"} <= seen
+
+
+def test_run_lanes_selects_the_declared_gd_kernel_on_request():
+    problem = e3_problem(0)
+    gammas = _gammas(problem, 20)
+    hand = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12)
+    declared = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12, gd_engine="declared")
+    for field in ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
+                  "bounces", "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv"):
+        assert np.array_equal(getattr(hand, field), getattr(declared, field), equal_nan=True), field
+    with pytest.raises(ValueError, match="gd_engine"):
+        _dln.run_lanes(problem, gammas, gd_engine="fast")

@@ -127,9 +127,9 @@ def _residual(XT, y, beta, r):
 def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                   lam_batch):
     """Full-batch GD lanes written by hand (b >= n; ``seeds`` and ``check_every`` are not used: the full
-    loss is computed at every step): not :func:`run_lanes`' path any more, but the reference its
-    declared GD kernel (:mod:`._dln_step`) is tested against bit for bit (tests/test_dln_step.py) and
-    benchmarked against (bench ``even2023.dln_gd_step``)."""
+    loss is computed at every step): :func:`run_lanes`' GD path, and the reference its declared twin
+    (:mod:`._dln_step`) is tested against bit for bit (tests/test_dln_step.py) and benchmarked against
+    (bench ``even2023.dln_gd_step``)."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -294,22 +294,34 @@ CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_U
 
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
-              check_every: int | None = None, n_snap: int = 24, window: int = 64) -> Lanes:
+              check_every: int | None = None, n_snap: int = 24, window: int = 64,
+              gd_engine: str = "hand") -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
     Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
-    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs on its declared step
-    kernel, :func:`._dln_step.run_gd_lanes`, bit for bit the hand-written :func:`_lanes_kernel`
-    (tests/test_dln_step.py; faster: bench ``even2023.dln_gd_step``); mini-batch SGD (b < n, the full
-    loss every ``check_every`` steps, by default ⌊n/b⌋) in the lane pool of
-    :func:`._sgd_lanes.run_sgd_lanes`.
+    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs in
+    :func:`_lanes_kernel`; mini-batch SGD (b < n, the full loss every ``check_every`` steps, by
+    default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
+
+    GD has a declared twin on the generic step kernel, :func:`._dln_step.run_gd_lanes`: bit for bit
+    the same (tests/test_dln_step.py) and faster once compiled (bench ``even2023.dln_gd_step``:
+    ~1.3× at d = 30, ~2.5× at d = 10), but it is generated per dimension and compiles in 10–30 s
+    each (the catalogue uses 11 dimensions), which put a fresh clone's test suite over its ten
+    minutes (12 min 01 s measured, against ~9 min 30 s). ``gd_engine="declared"`` selects it.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
-    if b >= problem.n:
+    if gd_engine not in ("hand", "declared"):
+        raise ValueError(f"gd_engine must be 'hand' or 'declared', got {gd_engine!r}")
+    if b >= problem.n and gd_engine == "declared":
         return Lanes(gammas, b, **run_gd_lanes(problem, gammas, max_steps=int(max_steps),
                                                tol_rel=float(tol_rel), n_snap=int(n_snap),
                                                window=int(window)))
+    if b >= problem.n:
+        out = _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
+                            np.zeros(len(gammas), np.int64), int(max_steps), float(tol_rel), 1,
+                            int(n_snap), int(window), batch_curvatures(problem.X, b))
+        return Lanes(gammas, b, *out)
     seeds_arr = (np.full(len(gammas), seeds, np.int64) if np.isscalar(seeds)
                  else np.asarray(seeds, np.int64))
     if check_every is None:

@@ -6,9 +6,10 @@ even2023 eqs. (1)-(3) with B_k = all rows: β = u ⊙ v, L(β) = ‖Xβ − y‖
 
 declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the GD path
 of :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is that
-kernel's bit for bit (``tests/test_dln_step.py``). :func:`._dln.run_lanes` runs full-batch GD here:
-faster than ``_lanes_kernel``'s GD (``python -m verify bench even2023.dln_gd_step``: ~1.2× at E1,
-d = 30; ~2× at E3, d = 10):
+kernel's bit for bit (``tests/test_dln_step.py``), and faster once compiled (``python -m verify bench
+even2023.dln_gd_step``: ~1.3× at E1, d = 30; ~2.5× at E3, d = 10). :func:`._dln.run_lanes` runs it
+with ``gd_engine="declared"`` only: it is generated per dimension and compiles in 10–30 s each, which
+a fresh clone's test suite cannot afford for the catalogue's 11 dimensions (see run_lanes):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``), Σ_i r_i²

@@ -11,10 +11,10 @@
   floor, run_lanes runs the whole budget: rates are per step done), their ratio, and the largest
   relative difference of the limit β of the lanes that converged (the two sum the gradient in different
   orders: agreement to rounding, not bitwise).
-* ``even2023.dln_gd_step``: run_lanes's full-batch GD, the declared step kernel of
-  :mod:`claims.even2023._dln_step` (every field bitwise the hand-written GD path of
-  ``_dln._lanes_kernel``), against that hand-written path, at E1 (n = 20, d = 30) and E3 (n = 5,
-  d = 10); value: the smaller of the two speed ratios (>= 1: the declared kernel is not slower).
+* ``even2023.dln_gd_step``: the declared full-batch GD step kernel of :mod:`claims.even2023._dln_step`
+  (every field bitwise the hand-written GD path of ``_dln._lanes_kernel``, run_lanes's default),
+  against that hand-written path, at E1 (n = 20, d = 30) and E3 (n = 5, d = 10); value: the smaller
+  of the two speed ratios (>= 1: the declared kernel is not slower once compiled).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def bench_dln_generic() -> dict:
     def generic():
         return run(objective, theta0, gammas, data=data, max_steps=steps, gtol=0.0, patience=10**9)
 
-    def dln():  # run_lanes's full-batch GD: the declared step kernel of _dln_step
+    def dln():  # run_lanes's full-batch GD (the hand-written kernel)
         return run_lanes(problem, gammas, max_steps=steps, tol_rel=0.0)
 
     run(objective, theta0, gammas[:2], data=data, max_steps=5, gtol=0.0)  # compile
