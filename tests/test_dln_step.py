@@ -120,3 +120,17 @@ def test_run_lanes_selects_the_declared_gd_kernel_on_request():
         assert np.array_equal(getattr(hand, field), getattr(declared, field), equal_nan=True), field
     with pytest.raises(ValueError, match="gd_engine"):
         _dln.run_lanes(problem, gammas, gd_engine="fast")
+
+
+def test_run_lanes_zero_padded_gd_is_the_unpadded_kernel():
+    """run_lanes pads d >= 16 coordinates to a multiple of 16 for the vector loops: the real
+    coordinates' bits are those of the unpadded kernel (E1, d = 30 -> 32)."""
+    problem = e1_problem(0)
+    gammas = _gammas(problem, 40)
+    lanes = _dln.run_lanes(problem, gammas, max_steps=2000, tol_rel=1e-8)
+    ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *_lanes_kernel(
+        np.ascontiguousarray(problem.X), problem.y, problem.alpha, np.asarray(gammas, float), problem.n,
+        np.zeros(len(gammas), np.int64), 2000, 1e-8, 1, 24, 64, batch_curvatures(problem.X, problem.n)))
+    for field in FIELDS:
+        assert np.array_equal(getattr(lanes, field), getattr(ref, field), equal_nan=True), field
+    assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= set(lanes.status.tolist())
