@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 BENCHMARKS: dict[str, "Benchmark"] = {}
 
@@ -26,6 +26,17 @@ class Benchmark:
     higher_is_better: bool
     description: str
     opt_in: bool = False  # long entries run only when asked for by their full name
+
+
+def best_of(k: int, fn: Callable[[], Any], clock: Callable[[], float] = time.perf_counter) -> tuple[float, Any]:
+    """(fastest of ``k`` timed calls of ``fn``, the last result): on a shared machine noise only ever
+    adds time, so the minimum is the estimate of a run's cost."""
+    times, out = [], None
+    for _ in range(k):
+        started = clock()
+        out = fn()
+        times.append(clock() - started)
+    return min(times), out
 
 
 def benchmark(name: str, *, target: float | None = None, unit: str = "",

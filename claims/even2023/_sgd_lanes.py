@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from verify.bench import benchmark
+from verify.bench import benchmark, best_of
 
 from ._qseries import _qpm, q_series, series_terms
 
@@ -399,8 +399,6 @@ def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
                        "10⁵ steps each in one pool, one thread, best of 3 (a one-lane-at-a-time loop did "
                        "~5·10⁶)")
 def _bench_sgd_lanes() -> dict:
-    import time
-
     from ._problems import batch_curvatures, e1_problem
 
     p = e1_problem(0)
@@ -410,11 +408,7 @@ def _bench_sgd_lanes() -> dict:
     rest = (0.0, 20, 24, 64, batch_curvatures(p.X, 1))
     run_sgd_lanes(*args, 10, *rest)                       # compile / load the cache
     steps = 100_000
-    times = []
-    for _ in range(3):     # best of 3: a shared machine's noise only ever adds time
-        started = time.perf_counter()
-        out = run_sgd_lanes(*args, steps, *rest)
-        times.append(time.perf_counter() - started)
+    seconds, out = best_of(3, lambda: run_sgd_lanes(*args, steps, *rest))
     lane_steps = int(out[1].sum())
-    return {"value": lane_steps / min(times), "seconds": min(times), "lane_steps": lane_steps,
-            "lanes": len(gammas), "repeats": len(times)}
+    return {"value": lane_steps / seconds, "seconds": seconds, "lane_steps": lane_steps,
+            "lanes": len(gammas), "repeats": 3}

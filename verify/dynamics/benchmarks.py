@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..bench import benchmark
+from ..bench import benchmark, best_of
 from ..loss import S, Loss
 from .ddpath import run_dd
 from .highprec import naive_mpmath_gd, run_hp
@@ -82,15 +82,6 @@ def bench_hp() -> dict:
     x0, y0 = normalised_start(eta, 3.0)
     x0, y0 = float(x0), float(y0)
     run_dd(loss, x0, y0, eta, max_steps=5)  # compile
-
-    def best_of(k, fn):
-        # the machine is shared: take the fastest of k runs for each side of the ratio
-        times, out = [], None
-        for _ in range(k):
-            t = time.perf_counter()
-            out = fn()
-            times.append(time.perf_counter() - t)
-        return min(times), out
 
     t_dd, d = best_of(5, lambda: run_dd(loss, x0, y0, eta)[0])  # a whole EoS lane
     steps = d.steps
