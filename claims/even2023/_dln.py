@@ -57,15 +57,6 @@ def q_plus_minus_mp(s, dps: int = 40):
         return -2 * s - 2 * mpmath.log(abs(1 - s)), 2 * s - 2 * mpmath.log(abs(1 + s))
 
 
-def q_sandwich(s) -> bool:
-    """s² ≤ q(s) ≤ s²/(1 − s²) for |s| < 1, compared at 40 digits (rounding slack 1e−30 relative)."""
-    with mpmath.workdps(40):
-        s2 = mpmath.mpf(s) ** 2
-        q = q_mp(s)
-        slack = 1 + mpmath.mpf("1e-30")
-        return bool(s2 <= q * slack and q <= s2 / (1 - s2) * slack)
-
-
 # --------------------------------------------------------------------------- float64 lanes
 
 @dataclass(frozen=True)
