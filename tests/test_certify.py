@@ -391,3 +391,20 @@ def test_certificates_that_cannot_close_say_where_and_why():
     assert short.data()["reason"] == short.reason
     cut = certify_thm1(small_instance(Fraction(1, 5)), max_steps=100)
     assert not cut.ok and cut.reason.startswith("orbit:")
+
+
+def test_nondecreasing_from_proves_touching_bounds_and_refutes_near_misses():
+    """log(1 + t) <= t and t/(1 + t) <= log(1 + t) on [0, oo) touch at 0 (no ball closes them there):
+    proved from the value at 0 and the derivative's sign; a 1% tighter constant is refuted at a
+    certified point; an undecidable derivative is inconclusive, never a pass."""
+    t = sp.Symbol("t", nonnegative=True)
+    c = Context(0, "quick")
+    assert certify.nondecreasing_from("up", t - sp.log(1 + t), t, 0)(c).status is Status.PROVED
+    assert certify.nondecreasing_from("lo", sp.log(1 + t) - t / (1 + t), t, 0)(c).status is Status.PROVED
+    bad = certify.nondecreasing_from("nm", sp.Rational(99, 100) * t - sp.log(1 + t), t, 0)(c)
+    assert bad.status is Status.REFUTED and sp.Rational(bad.data["witness"]) == sp.Rational(1, 64)
+    assert bad.data["witness_value"][1] < 0
+    odd = certify.nondecreasing_from("odd", sp.sin(t) + 2, t, 0)(c)
+    assert odd.status is Status.INCONCLUSIVE
+    below = certify.nondecreasing_from("below", t - 1, t, 0)(c)   # negative at the start
+    assert below.status is Status.REFUTED

@@ -26,7 +26,7 @@ bp = sp.Symbol("beta_p", positive=True)
 b2 = sp.Symbol("beta2", real=True)
 a_ = sp.Symbol("a", positive=True)
 t_ = sp.Symbol("t", positive=True)
-from ._q_forms import q_fn, q_minus, q_plus, q_sandwich_certified, x  # noqa: E402
+from ._q_forms import q_fn, q_minus, q_plus, q_sandwich_proved, x  # noqa: E402
 
 
 def psi(b, a):
@@ -167,6 +167,17 @@ def _q_at(v):
     return q_fn.subs(x, v)
 
 
+def _upper_sandwich_margin(data) -> tuple[float, str] | None:
+    """p4's witness t (= x²/(1−x²), where 0.99·t < log(1 + t)): by how much q/(x²/(1−x²)) = log(1 + t)/t
+    exceeds the claimed 0.99 there."""
+    for part in (data.get("parts") or {}).values():
+        if isinstance(part, dict) and "witness" in part:
+            w = sp.Rational(part["witness"])
+            ratio = float(sp.log(1 + w) / w)
+            return ratio - 0.99, f"at t = {float(w):.4g} (x² = {float(w / (1 + w)):.4g}) q/(x²/(1−x²)) = {ratio:.5f} > 0.99"
+    return None
+
+
 def _atanh_bound(s):
     with mpmath.workdps(40):
         s = mpmath.mpf(s)
@@ -187,8 +198,8 @@ DEF8 = Claim(
     status="theorem",
     trust="R",
     expect="supported",
-    notes="Matches the independent reproduction. The sandwich x² ≤ q ≤ x²/(1−x²) is certified in arb on "
-          "[−0.999, 0.999] (not the open interval's ends); the other bounds by hypothesis sampling at 40 digits.",
+    notes="Matches the independent reproduction. The sandwich x² ≤ q ≤ x²/(1−x²) is proved on all of (−1, 1) "
+          "(t = x²/(1−x²), monotonicity in sympy); the other bounds by hypothesis sampling at 40 digits.",
     checks=(
         symbolic.identity("q_is_mean", lambda: sp.exp(-q_plus - q_minus) - sp.exp(-2 * q_fn)),
         symbolic.identity("q_diff_atanh", lambda: sp.exp(q_plus - q_minus)
@@ -201,7 +212,7 @@ DEF8 = Claim(
                           lambda: sp.Rational(4, 3) * x ** 3 + sp.Rational(4, 5) * x ** 5),
         symbolic.identity("q_sqrt2_zero", lambda: _q_at(sp.sqrt(2))),
         symbolic.identity("q_3_2", lambda: _q_at(sp.Rational(3, 2)), lambda: -sp.log(sp.Rational(5, 4))),
-        q_sandwich_certified("q_sandwich"),
+        q_sandwich_proved("q_sandwich"),
         sampling.forall("q_plus_nonneg", st.floats(-1e6, 0.999999), lambda s: (bool(_dln.q_plus_minus_mp(s)[0] >= 0), {"x": s})),
         sampling.forall("atanh_bound", st.floats(-0.999, 0.999), lambda s: (_atanh_bound(s), {"x": s})),
     ),
@@ -219,6 +230,9 @@ DEF8 = Claim(
                                              {"x": s, "q_over_x2": float(_dln.q_mp(s) / mpmath.mpf(s) ** 2)})),
                   margin=lambda d: (1.03 - d["q_over_x2"], f"at the shrunk witness q(x)/x² = {d['q_over_x2']:.5f} < 1.03")
                   if "q_over_x2" in d else None),
+        near_miss("p4", "near miss: q(x) ≤ 0.99·x²/(1−x²) (the upper sandwich constant 1% too small)",
+                  q_sandwich_proved("p4_upper_0_99", upper_factor=sp.Rational(99, 100)),
+                  margin=_upper_sandwich_margin),
     ),
 )
 

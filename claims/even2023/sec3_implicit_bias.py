@@ -19,7 +19,7 @@ from verify.asymptotic import Series
 from verify.claim import Check, outcome
 from verify.nearmiss import near_miss
 from . import PAPER, _dln, _implicit, _runs
-from ._q_forms import q_sandwich_certified
+from ._q_forms import q_sandwich_proved
 
 # E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
 # the other modules declaring this label: a parallel run keeps them on one worker
@@ -211,7 +211,7 @@ FACT6 = Claim(
     trust="R",
     expect="supported",
     checks=(
-        q_sandwich_certified("q_sandwich"),
+        q_sandwich_proved("q_sandwich"),
         Check("ratio_on_runs", _fact6(False), "TRAJ"),
     ),
     planted=(Planted("p1", "Gain ≤ Σ_k s_k² (reversed)", Check("p1_reversed", _fact6(True), "TRAJ")),

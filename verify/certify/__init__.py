@@ -25,7 +25,8 @@ What can be certified
 * **tails**: an interval proof covers a compact [a, b]. Rule: a check certifies exactly
   ``domain_certified`` (in its evidence). A statement on an unbounded domain is ``proved`` only when
   a tail argument is supplied (``tail=`` a :class:`~verify.claim.Check`, e.g. :func:`sympy_tail`
-  or ``symbolic.truth``), and the claim takes the weaker of the two verdicts. Without a tail
+  or ``symbolic.truth``; :func:`nondecreasing_from` for a bound that touches at its start), and the
+  claim takes the weaker of the two verdicts. Without a tail
   argument the summary says "on [a, b] only" and ``domain_certified`` is [a, b]; the claim author
   must then state the compact domain in the claim.
 * **certified constants and roots** (:func:`enclose_root`, :func:`decide_constant`,
@@ -92,7 +93,7 @@ from .bisection import (  # noqa: F401
 )
 from .inequality import (  # noqa: F401
     _as_callable, _auto_taylor, _claim_text, _difference, _exact_zeros, _var_of, inequality,
-    nonnegative, sympy_tail,
+    nondecreasing_from, nonnegative, sympy_tail,
 )
 from .constants import (  # noqa: F401
     _decide, _dyadic_between, _parse_claim, _REL, constant, decide_constant, enclose_root,

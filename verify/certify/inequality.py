@@ -1,5 +1,6 @@
-"""Check constructors for inequalities on an interval: ``inequality``, ``nonnegative`` and the
-sympy tail argument ``sympy_tail`` that extends a compact certificate to [a, oo).
+"""Check constructors for inequalities on an interval: ``inequality``, ``nonnegative``, the sympy
+tail argument ``sympy_tail`` that extends a compact certificate to [a, oo), and ``nondecreasing_from``
+(h >= 0 on [a, oo) from h(a) >= 0 and h' >= 0, for a bound that touches at a).
 """
 from __future__ import annotations
 
@@ -186,3 +187,67 @@ def sympy_tail(name: str, expr: Any, var: sp.Symbol, start: Any, *, strict: bool
     return Check(name, run, "SYM")
 
 
+def nondecreasing_from(name: str, expr: Any, var: sp.Symbol, start: Any, *, seconds: float = 20.0,
+                       why: str = "") -> Check:
+    """``expr >= 0`` for all s >= start by monotonicity: ``expr(start) >= 0`` decided exactly by sympy,
+    ``expr`` continuous on [start, oo) (sympy's ``continuous_domain``) and ``expr' >= 0`` for s > start
+    (:func:`sympy_tail` on the derivative); the mean value theorem then gives expr(s) >= expr(start).
+    For a bound that touches at ``start`` (log(1 + t) <= t at 0), where no ball closes the gap and
+    sympy cannot decide the sign of ``expr`` itself. Usable as an :func:`inequality` tail (data: start)."""
+    from ..symbolic import BudgetExceeded, time_budget
+
+    derivative = sp.diff(sp.sympify(expr), var)
+    slope = sympy_tail(f"{name}_slope", derivative, var, start, seconds=seconds)
+
+    def run(ctx: Context) -> Evidence:
+        e = sp.sympify(expr)
+        a = sp.sympify(start)
+        data = {"expr": sp.sstr(e), "start": str(start), "derivative": sp.sstr(derivative),
+                "method": "value at start (exact) + continuity + derivative >= 0 (sympy), mean value theorem"}
+        try:
+            with time_budget(seconds):
+                at_start = sp.simplify(e.subs(var, a))
+                start_ok = at_start.is_nonnegative
+                from sympy.calculus.util import continuous_domain
+                continuous = continuous_domain(e, var, sp.Interval(a, sp.oo)) == sp.Interval(a, sp.oo)
+        except BudgetExceeded as exc:
+            return outcome(Status.INCONCLUSIVE, f"{name}: {exc}", **data)
+        data["value_at_start"] = sp.sstr(at_start)
+        if start_ok is False:
+            return outcome(Status.REFUTED, f"{sp.sstr(e)} = {sp.sstr(at_start)} < 0 at {var} = {start}", **data)
+        sev = slope(ctx)
+        data["slope"] = sev.summary
+        if start_ok and continuous and sev.status == Status.PROVED:
+            return outcome(Status.PROVED, f"{sp.sstr(e)} >= 0 for {var} >= {start}: {sp.sstr(at_start)} at "
+                           f"{start}, continuous, derivative {sp.sstr(derivative)} >= 0 (sympy){'; ' + why if why else ''}",
+                           **data)
+        point = _negative_point(e, var, a)
+        if point is not None:
+            where, value = point
+            data.update(witness=_qstr(where), witness_value=[float(v) for v in _bounds(value)])
+            return outcome(Status.REFUTED, f"{sp.sstr(e)} < 0 at {var} = {_qstr(where)} (~{float(where):.6g}): "
+                           f"value in [{_bounds(value)[0]:.6g}, {_bounds(value)[1]:.6g}] (certified, 256 bits)", **data)
+        missing = [w for w, ok in (("the value at start", start_ok), ("continuity", continuous),
+                                   ("the derivative's sign", sev.status == Status.PROVED)) if not ok]
+        return outcome(Status.INCONCLUSIVE, f"{name}: sympy could not decide {', '.join(missing)}; no negative "
+                       "value found at the probe points either", **data)
+
+    return Check(name, run, "SYM")
+
+
+def _negative_point(expr: sp.Expr, var: sp.Symbol, start: sp.Expr):
+    """A point start + 2^k (k = 0, −1, …, −60, then 1 … 20) where ``expr`` is certified negative (arb,
+    256 bits), as (exact point, value ball), or None: the witness of a refutation when the monotonicity
+    argument fails."""
+    f = from_sympy(expr, var)
+    base = exact(start)
+    with working_precision(256):
+        for k in [*range(0, -61, -1), *range(1, 21)]:
+            point = base + Fraction(2) ** k
+            try:
+                value = f(ball(point))
+            except (ValueError, ZeroDivisionError, TypeError):
+                continue
+            if value.is_finite() and value < 0:
+                return point, value
+    return None
