@@ -47,16 +47,6 @@ def q_mp(s, dps: int = 40):
         return -mpmath.log1p(-s2) if s2 < 1 else -mpmath.log(s2 - 1)
 
 
-def q_plus_minus_mp(s, dps: int = 40):
-    """(q_+(s), q_−(s)) in mpmath; the series 2Σ_{j≥2}(±s)^j/j for |s| < 1e-3 (no cancellation)."""
-    with mpmath.workdps(dps):
-        s = mpmath.mpf(s)
-        if abs(s) < mpmath.mpf("1e-3"):
-            return (2 * mpmath.fsum(s ** j / j for j in range(2, 30)),
-                    2 * mpmath.fsum((-s) ** j / j for j in range(2, 30)))
-        return -2 * s - 2 * mpmath.log(abs(1 - s)), 2 * s - 2 * mpmath.log(abs(1 + s))
-
-
 # --------------------------------------------------------------------------- float64 lanes
 
 @dataclass(frozen=True)

@@ -31,3 +31,52 @@ def q_sandwich_proved(name: str = "q_sandwich", upper_factor: Any = 1):
         nondecreasing_from(f"{name}_lower", sp.log(1 + t) - X2_OF_T, t, 0, why="x² ≤ q(x)"),
         nondecreasing_from(f"{name}_upper", sp.sympify(upper_factor) * t - sp.log(1 + t), t, 0,
                            why="q(x) ≤ x²/(1 − x²)" if upper_factor == 1 else f"q(x) ≤ {upper_factor}·x²/(1 − x²)")])
+
+
+def q_pm_nonneg_proved(name: str = "q_pm_nonneg"):
+    """q_+(s) ≥ 0 for every s < 1 and q_−(s) = q_+(−s) ≥ 0 for every s > −1, proved: s = −t gives
+    q_+ = 2(t − log(1 + t)) and s = t/(1 + t) gives q_+ = 2(log(1 + t) − t/(1 + t)), t ≥ 0 (together
+    all of (−∞, 1)) — the two sides of the q sandwich again."""
+    from verify import symbolic
+    from verify.certify import nondecreasing_from
+    return symbolic.all_of(name, [
+        symbolic.identity(f"{name}_q_minus_mirrors", q_minus, lambda: q_plus.subs(x, -x)),
+        symbolic.identity(f"{name}_negative_s", lambda: q_plus.subs(x, -t), lambda: 2 * (t - sp.log(1 + t)),
+                          why="s = −t ≤ 0"),
+        symbolic.identity(f"{name}_s_in_0_1", lambda: q_plus.subs(x, X2_OF_T), lambda: 2 * (sp.log(1 + t) - X2_OF_T),
+                          why="s = t/(1 + t) ∈ [0, 1)"),
+        nondecreasing_from(f"{name}_t_minus_log", t - sp.log(1 + t), t, 0),
+        nondecreasing_from(f"{name}_log_minus_ratio", sp.log(1 + t) - X2_OF_T, t, 0)])
+
+
+def atanh_bound_proved(name: str = "atanh_bound"):
+    """|atanh x − x| ≤ |x|³/(3(1 − x²)) on (−1, 1), proved: both sides are even, and for x = t/(1 + t)
+    ∈ [0, 1) (t ≥ 0) 0 ≤ atanh x − x ≤ x³/(3(1 − x²)), each a difference that vanishes at t = 0 with a
+    derivative ≥ 0."""
+    from verify import symbolic
+    from verify.certify import nondecreasing_from
+    xt = X2_OF_T   # the same map t ↦ t/(1 + t), here onto x ∈ [0, 1)
+    return symbolic.all_of(name, [
+        symbolic.identity(f"{name}_lhs_even", lambda: sp.Abs(sp.atanh(-x) + x), lambda: sp.Abs(sp.atanh(x) - x)),
+        symbolic.identity(f"{name}_rhs_even", lambda: sp.Abs(-x) ** 3 / (3 * (1 - x ** 2)),
+                          lambda: sp.Abs(x) ** 3 / (3 * (1 - x ** 2))),
+        symbolic.identity(f"{name}_map", lambda: xt.subs(t, x / (1 - x)), x, why="x ∈ [0, 1) ↔ t = x/(1 − x) ∈ [0, ∞)"),
+        nondecreasing_from(f"{name}_sign", sp.atanh(xt) - xt, t, 0, why="atanh x − x ≥ 0 on [0, 1)"),
+        nondecreasing_from(f"{name}_bound", xt ** 3 / (3 * (1 - xt ** 2)) - (sp.atanh(xt) - xt), t, 0,
+                           why="atanh x − x ≤ x³/(3(1 − x²)) on [0, 1)")])
+
+
+def q_nonneg_to_sqrt2_proved(name: str = "q_nonneg_up_to_sqrt2"):
+    """q(s) ≥ 0 for |s| ≤ √2, s ≠ ±1 (the Gain of def12 is a sum of such q), proved: on (−1, 1) q ≥ s²
+    (the sandwich's lower side, t = s²/(1 − s²)); for 1 < s² ≤ 2 write s² = 1 + 1/(1 + v), v ≥ 0, where
+    q = log(1 + v) ≥ 0."""
+    from verify import symbolic
+    from verify.certify import nondecreasing_from
+    v = sp.Symbol("v", nonnegative=True)
+    return symbolic.all_of(name, [
+        symbolic.identity(f"{name}_q_of_t", lambda: q_fn.subs(x, sp.sqrt(X2_OF_T)), lambda: sp.log(1 + t),
+                          why="s ∈ (−1, 1) ↔ t = s²/(1 − s²) ∈ [0, ∞)"),
+        nondecreasing_from(f"{name}_inside", sp.log(1 + t) - X2_OF_T, t, 0, why="q(s) ≥ s² ≥ 0 on (−1, 1)"),
+        symbolic.identity(f"{name}_q_of_v", lambda: q_fn.subs(x, sp.sqrt(1 + 1 / (1 + v))), lambda: sp.log(1 + v),
+                          why="1 < s² ≤ 2 ↔ v = 1/(s² − 1) − 1 ∈ [0, ∞)"),
+        symbolic.truth(f"{name}_outside", lambda: sp.log(1 + v) >= 0, why="log(1 + v) ≥ 0 for v ≥ 0")])

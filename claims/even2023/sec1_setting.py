@@ -19,6 +19,7 @@ from verify.claim import Check, outcome
 from verify.nearmiss import near_miss
 
 from . import PAPER, _dln, _runs
+from ._q_forms import q_nonneg_to_sqrt2_proved
 
 # E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
 # the other modules declaring this label: a parallel run keeps them on one worker
@@ -442,9 +443,7 @@ DEF12 = Claim(
     checks=(symbolic.identity("log_ratio", lambda: sp.expand_log(
                 sp.log(_alpha ** 2 / (_alpha * sp.exp(-sp.Symbol("Q", real=True) / 2)) ** 2), force=True),
                 lambda: sp.Symbol("Q", real=True)),
-            sampling.forall("q_nonneg_up_to_sqrt2",
-                            st.floats(-1.4142135, 1.4142135).filter(lambda s: abs(abs(s) - 1) > 1e-12),
-                            lambda s: (_gain_nonneg(s), {"s": s})),
+            q_nonneg_to_sqrt2_proved("q_nonneg_up_to_sqrt2"),
             _def12_helper_tie("run_helper_matches_definition")),
     planted=(Planted("p1", "Gain ≥ 0 whatever the steps (witness s = 3/2)",
                      sampling.witness("p1_any_steps", 1.5, lambda s: (_gain_nonneg(s), {"q": float(_dln.q_mp(s))}),

@@ -19,7 +19,7 @@ from verify.asymptotic import Series
 from verify.claim import Check, outcome
 from verify.nearmiss import near_miss
 from . import PAPER, _dln, _implicit, _runs
-from ._q_forms import q_sandwich_proved
+from ._q_forms import q_pm_nonneg_proved, q_sandwich_proved
 
 # E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
 # the other modules declaring this label: a parallel run keeps them on one worker
@@ -99,9 +99,7 @@ PROP15 = Claim(
     expect="supported",
     notes="Hypotheses [M] (not recovered). The .suff/.gt/.need parts are derived.",
     checks=(
-        sampling.forall("suff_q_nonneg", st.floats(-0.999999, 0.999999),
-                        lambda s: (min(_dln.q_plus_minus_mp(s)) >= 0,
-                                   {"s": s}), examples=(300, 3000)),
+        q_pm_nonneg_proved("suff_q_nonneg"),
         Check("suff_stress_E9", _prop15_suff, "TRAJ"),
         sampling.forall("gt_q_negative_needs_sqrt2", st.floats(-5, 5).filter(lambda s: abs(abs(s) - 1) > 1e-9),
                         lambda s: (not (_dln.q_mp(s) < 0) or _exceeds_sqrt2(s), {"s": s}),
