@@ -80,3 +80,15 @@ def q_nonneg_to_sqrt2_proved(name: str = "q_nonneg_up_to_sqrt2"):
         symbolic.identity(f"{name}_q_of_v", lambda: q_fn.subs(x, sp.sqrt(1 + 1 / (1 + v))), lambda: sp.log(1 + v),
                           why="1 < s² ≤ 2 ↔ v = 1/(s² − 1) − 1 ∈ [0, ∞)"),
         symbolic.truth(f"{name}_outside", lambda: sp.log(1 + v) >= 0, why="log(1 + v) ≥ 0 for v ≥ 0")])
+
+
+def q_sign_proved(name: str = "q_sign"):
+    """q(x) ≥ 0 iff |x| ≤ √2 (x ≠ ±1): :func:`q_nonneg_to_sqrt2_proved`, and for x² = 2 + w, w > 0,
+    q = −log(1 + w) < 0."""
+    from verify import symbolic
+    w = sp.Symbol("w", positive=True)
+    return symbolic.all_of(name, [
+        q_nonneg_to_sqrt2_proved(f"{name}_nonneg_up_to_sqrt2"),
+        symbolic.identity(f"{name}_q_beyond", lambda: q_fn.subs(x, sp.sqrt(2 + w)), lambda: -sp.log(1 + w),
+                          why="s² > 2 ↔ w = s² − 2 > 0"),
+        symbolic.truth(f"{name}_negative_beyond", lambda: -sp.log(1 + w) < 0, why="−log(1 + w) < 0 for w > 0")])

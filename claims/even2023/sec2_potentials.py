@@ -26,7 +26,7 @@ bp = sp.Symbol("beta_p", positive=True)
 b2 = sp.Symbol("beta2", real=True)
 a_ = sp.Symbol("a", positive=True)
 t_ = sp.Symbol("t", positive=True)
-from ._q_forms import atanh_bound_proved, q_fn, q_minus, q_plus, q_pm_nonneg_proved, q_sandwich_proved, x  # noqa: E402
+from ._q_forms import atanh_bound_proved, q_fn, q_minus, q_plus, q_pm_nonneg_proved, q_sandwich_proved, q_sign_proved, x  # noqa: E402
 
 
 def psi(b, a):
@@ -183,7 +183,9 @@ DEF8 = Claim(
     source=PAPER.at("§3 (q and q_±)"),
     title="q, q_±: identities, series, signs and bounds",
     statement=r"q(x)=-\tfrac12\ln((1-x^2)^2),\ q_\pm(x)=\mp2x-\ln((1\mp x)^2),\ q=(q_++q_-)/2,\ "
-              r"q_+-q_-=4(\operatorname{atanh}x-x),\ x^2\le q\le x^2/(1-x^2)\ on\ (-1,1)",
+              r"q_+-q_-=4(\operatorname{atanh}x-x),\ x^2\le q\le x^2/(1-x^2)\ on\ (-1,1),\ "
+              r"q_\pm\ge0\ on\ (-\infty,1),\ (-1,\infty),\ q\ge0\iff|x|\le\sqrt2,\ "
+              r"|\operatorname{atanh}x-x|\le|x|^3/(3(1-x^2))",
     uses=(),
     status="theorem",
     trust="R",
@@ -206,6 +208,7 @@ DEF8 = Claim(
         symbolic.identity("q_3_2", lambda: _q_at(sp.Rational(3, 2)), lambda: -sp.log(sp.Rational(5, 4))),
         q_sandwich_proved("q_sandwich"),
         q_pm_nonneg_proved("q_plus_nonneg"),
+        q_sign_proved("q_sign_sqrt2"),
         atanh_bound_proved("atanh_bound"),
     ),
     planted=(
