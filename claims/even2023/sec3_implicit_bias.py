@@ -11,15 +11,14 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from hypothesis import strategies as st
 
 from verify import Claim, Planted, Status
-from verify import asymptotic, sampling
+from verify import asymptotic
 from verify.asymptotic import Series
 from verify.claim import Check, outcome
 from verify.nearmiss import near_miss
 from . import PAPER, _dln, _implicit, _runs
-from ._q_forms import q_pm_nonneg_proved, q_sandwich_proved
+from ._q_forms import q_nonneg_to_sqrt2_proved, q_pm_nonneg_proved, q_sandwich_proved
 
 # E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
 # the other modules declaring this label: a parallel run keeps them on one worker
@@ -101,9 +100,8 @@ PROP15 = Claim(
     checks=(
         q_pm_nonneg_proved("suff_q_nonneg"),
         Check("suff_stress_E9", _prop15_suff, "TRAJ"),
-        sampling.forall("gt_q_negative_needs_sqrt2", st.floats(-5, 5).filter(lambda s: abs(abs(s) - 1) > 1e-9),
-                        lambda s: (not (_dln.q_mp(s) < 0) or _exceeds_sqrt2(s), {"s": s}),
-                        examples=(300, 3000)),
+        # q(s) < 0 ⇒ |s| > √2 is the contrapositive of q ≥ 0 on |s| ≤ √2 (s ≠ ±1), proved for every s
+        q_nonneg_to_sqrt2_proved("gt_q_negative_needs_sqrt2"),
         Check("need_witness_E9", _prop15_need(False), "TRAJ"),
     ),
     planted=(Planted("p1", "every converging run has |β̃_0| ≤ α², whatever its stepsizes",
@@ -113,12 +111,6 @@ PROP15 = Claim(
                        margin=lambda d: (d["max_bt0_ratio"] - 0.27, f"max |β̃_0|/α² = {d['max_bt0_ratio']:.4f} "
                                          f">= 0.27") if "max_bt0_ratio" in d else None)),
 )
-
-
-def _exceeds_sqrt2(s) -> bool:
-    """|s| > √2 decided exactly (s is a float, i.e. a dyadic rational: compare s² with 2)."""
-    from fractions import Fraction
-    return Fraction(s) ** 2 > 2
 
 
 # =========================================================================== Proposition 18
