@@ -1,8 +1,12 @@
 """q and q_± of def8 (even2023, eqs. (4)–(5)) as sympy expressions in one real variable x, shared by
-the claim modules that reason about them exactly."""
+the claim modules that reason about them exactly, and the proofs of their signs and bounds as printed
+(every x of the stated domain, by a change of variable onto [0, ∞) and monotonicity)."""
 from typing import Any
 
 import sympy as sp
+
+from verify import symbolic
+from verify.certify import nondecreasing_from
 
 x = sp.Symbol("x", real=True)
 q_plus = -2 * x - sp.log((1 - x) ** 2)
@@ -15,46 +19,57 @@ q_fn = -sp.log((1 - x ** 2) ** 2) / 2
 # t = 0 and their differences have derivatives t/(1 + t)² and t/(1 + t), both ≥ 0 (mean value theorem).
 t = sp.Symbol("t", nonnegative=True)
 X2_OF_T = t / (1 + t)
+INSIDE = "x ∈ (−1, 1) ↔ t = x²/(1 − x²) ∈ [0, ∞)"
+
+
+def _q_of_t(name: str):
+    """q(x) = log(1 + t) for x² = t/(1 + t)."""
+    return symbolic.identity(f"{name}_q_of_t", lambda: q_fn.subs(x, sp.sqrt(X2_OF_T)), lambda: sp.log(1 + t),
+                             why=INSIDE)
+
+
+def _log_above_ratio(name: str, why: str):
+    """log(1 + t) ≥ t/(1 + t) on [0, ∞) (derivative t/(1 + t)²)."""
+    return nondecreasing_from(name, sp.log(1 + t) - X2_OF_T, t, 0, why=why)
+
+
+def _log_below(name: str, why: str, factor: Any = 1):
+    """log(1 + t) ≤ factor·t on [0, ∞) (factor 1: derivative t/(1 + t))."""
+    return nondecreasing_from(name, sp.sympify(factor) * t - sp.log(1 + t), t, 0, why=why)
 
 
 def q_sandwich_proved(name: str = "q_sandwich", upper_factor: Any = 1):
     """The q sandwich as printed, proved: the substitution (exact identities) and both sides of
     t/(1 + t) ≤ log(1 + t) ≤ t on [0, ∞) (:func:`verify.certify.nondecreasing_from`).
     ``upper_factor`` (planted errors): the upper side read as q ≤ factor·x²/(1 − x²)."""
-    from verify import symbolic
-    from verify.certify import nondecreasing_from
-    why = "x ∈ (−1, 1) ↔ t = x²/(1 − x²) ∈ [0, ∞)"
     return symbolic.all_of(name, [
-        symbolic.identity(f"{name}_q_of_t", lambda: q_fn.subs(x, sp.sqrt(X2_OF_T)), lambda: sp.log(1 + t), why=why),
-        symbolic.identity(f"{name}_rhs_of_t", lambda: (x ** 2 / (1 - x ** 2)).subs(x, sp.sqrt(X2_OF_T)), t, why=why),
-        symbolic.identity(f"{name}_t_of_x2", lambda: X2_OF_T.subs(t, x ** 2 / (1 - x ** 2)), x ** 2, why=why),
-        nondecreasing_from(f"{name}_lower", sp.log(1 + t) - X2_OF_T, t, 0, why="x² ≤ q(x)"),
-        nondecreasing_from(f"{name}_upper", sp.sympify(upper_factor) * t - sp.log(1 + t), t, 0,
-                           why="q(x) ≤ x²/(1 − x²)" if upper_factor == 1 else f"q(x) ≤ {upper_factor}·x²/(1 − x²)")])
+        _q_of_t(name),
+        symbolic.identity(f"{name}_rhs_of_t", lambda: (x ** 2 / (1 - x ** 2)).subs(x, sp.sqrt(X2_OF_T)), t,
+                          why=INSIDE),
+        symbolic.identity(f"{name}_t_of_x2", lambda: X2_OF_T.subs(t, x ** 2 / (1 - x ** 2)), x ** 2, why=INSIDE),
+        _log_above_ratio(f"{name}_lower", "x² ≤ q(x)"),
+        _log_below(f"{name}_upper", "q(x) ≤ x²/(1 − x²)" if upper_factor == 1
+                   else f"q(x) ≤ {upper_factor}·x²/(1 − x²)", upper_factor)])
 
 
 def q_pm_nonneg_proved(name: str = "q_pm_nonneg"):
     """q_+(s) ≥ 0 for every s < 1 and q_−(s) = q_+(−s) ≥ 0 for every s > −1, proved: s = −t gives
     q_+ = 2(t − log(1 + t)) and s = t/(1 + t) gives q_+ = 2(log(1 + t) − t/(1 + t)), t ≥ 0 (together
     all of (−∞, 1)) — the two sides of the q sandwich again."""
-    from verify import symbolic
-    from verify.certify import nondecreasing_from
     return symbolic.all_of(name, [
         symbolic.identity(f"{name}_q_minus_mirrors", q_minus, lambda: q_plus.subs(x, -x)),
         symbolic.identity(f"{name}_negative_s", lambda: q_plus.subs(x, -t), lambda: 2 * (t - sp.log(1 + t)),
                           why="s = −t ≤ 0"),
         symbolic.identity(f"{name}_s_in_0_1", lambda: q_plus.subs(x, X2_OF_T), lambda: 2 * (sp.log(1 + t) - X2_OF_T),
                           why="s = t/(1 + t) ∈ [0, 1)"),
-        nondecreasing_from(f"{name}_t_minus_log", t - sp.log(1 + t), t, 0),
-        nondecreasing_from(f"{name}_log_minus_ratio", sp.log(1 + t) - X2_OF_T, t, 0)])
+        _log_below(f"{name}_t_minus_log", "q_+(−t) ≥ 0"),
+        _log_above_ratio(f"{name}_log_minus_ratio", "q_+(t/(1 + t)) ≥ 0")])
 
 
 def atanh_bound_proved(name: str = "atanh_bound"):
     """|atanh x − x| ≤ |x|³/(3(1 − x²)) on (−1, 1), proved: both sides are even, and for x = t/(1 + t)
     ∈ [0, 1) (t ≥ 0) 0 ≤ atanh x − x ≤ x³/(3(1 − x²)), each a difference that vanishes at t = 0 with a
     derivative ≥ 0."""
-    from verify import symbolic
-    from verify.certify import nondecreasing_from
     xt = X2_OF_T   # the same map t ↦ t/(1 + t), here onto x ∈ [0, 1)
     return symbolic.all_of(name, [
         symbolic.identity(f"{name}_lhs_even", lambda: sp.Abs(sp.atanh(-x) + x), lambda: sp.Abs(sp.atanh(x) - x)),
@@ -70,13 +85,10 @@ def q_nonneg_to_sqrt2_proved(name: str = "q_nonneg_up_to_sqrt2"):
     """q(s) ≥ 0 for |s| ≤ √2, s ≠ ±1 (the Gain of def12 is a sum of such q), proved: on (−1, 1) q ≥ s²
     (the sandwich's lower side, t = s²/(1 − s²)); for 1 < s² ≤ 2 write s² = 1 + 1/(1 + v), v ≥ 0, where
     q = log(1 + v) ≥ 0."""
-    from verify import symbolic
-    from verify.certify import nondecreasing_from
     v = sp.Symbol("v", nonnegative=True)
     return symbolic.all_of(name, [
-        symbolic.identity(f"{name}_q_of_t", lambda: q_fn.subs(x, sp.sqrt(X2_OF_T)), lambda: sp.log(1 + t),
-                          why="s ∈ (−1, 1) ↔ t = s²/(1 − s²) ∈ [0, ∞)"),
-        nondecreasing_from(f"{name}_inside", sp.log(1 + t) - X2_OF_T, t, 0, why="q(s) ≥ s² ≥ 0 on (−1, 1)"),
+        _q_of_t(name),
+        _log_above_ratio(f"{name}_inside", "q(s) ≥ s² ≥ 0 on (−1, 1)"),
         symbolic.identity(f"{name}_q_of_v", lambda: q_fn.subs(x, sp.sqrt(1 + 1 / (1 + v))), lambda: sp.log(1 + v),
                           why="1 < s² ≤ 2 ↔ v = 1/(s² − 1) − 1 ∈ [0, ∞)"),
         symbolic.truth(f"{name}_outside", lambda: sp.log(1 + v) >= 0, why="log(1 + v) ≥ 0 for v ≥ 0")])
@@ -85,7 +97,6 @@ def q_nonneg_to_sqrt2_proved(name: str = "q_nonneg_up_to_sqrt2"):
 def q_sign_proved(name: str = "q_sign"):
     """q(x) ≥ 0 iff |x| ≤ √2 (x ≠ ±1): :func:`q_nonneg_to_sqrt2_proved`, and for x² = 2 + w, w > 0,
     q = −log(1 + w) < 0."""
-    from verify import symbolic
     w = sp.Symbol("w", positive=True)
     return symbolic.all_of(name, [
         q_nonneg_to_sqrt2_proved(f"{name}_nonneg_up_to_sqrt2"),
