@@ -408,3 +408,6 @@ def test_nondecreasing_from_proves_touching_bounds_and_refutes_near_misses():
     assert odd.status is Status.INCONCLUSIVE
     below = certify.nondecreasing_from("below", t - 1, t, 0)(c)   # negative at the start
     assert below.status is Status.REFUTED
+    # a jump down with derivative 0 on both sides: not continuous, so never proved (refuted at t = 1)
+    jump = certify.nondecreasing_from("jump", sp.Piecewise((1, t < 1), (-1, True)), t, 0)(c)
+    assert jump.status is Status.REFUTED

@@ -190,7 +190,8 @@ def sympy_tail(name: str, expr: Any, var: sp.Symbol, start: Any, *, strict: bool
 def nondecreasing_from(name: str, expr: Any, var: sp.Symbol, start: Any, *, seconds: float = 20.0,
                        why: str = "") -> Check:
     """``expr >= 0`` for all s >= start by monotonicity: ``expr(start) >= 0`` decided exactly by sympy,
-    ``expr`` continuous on [start, oo) (sympy's ``continuous_domain``) and ``expr' >= 0`` for s > start
+    ``expr`` continuous on [start, oo) and its derivative on (start, oo) (sympy's ``continuous_domain``),
+    and ``expr' >= 0`` for s > start
     (:func:`sympy_tail` on the derivative); the mean value theorem then gives expr(s) >= expr(start).
     For a bound that touches at ``start`` (log(1 + t) <= t at 0), where no ball closes the gap and
     sympy cannot decide the sign of ``expr`` itself. Usable as an :func:`inequality` tail (data: start)."""
@@ -209,7 +210,14 @@ def nondecreasing_from(name: str, expr: Any, var: sp.Symbol, start: Any, *, seco
                 at_start = sp.simplify(e.subs(var, a))
                 start_ok = at_start.is_nonnegative
                 from sympy.calculus.util import continuous_domain
-                continuous = continuous_domain(e, var, sp.Interval(a, sp.oo)) == sp.Interval(a, sp.oo)
+                # C¹ on (start, oo) and continuous at start: sympy's derivative is the derivative
+                # wherever it is continuous, so the mean value theorem applies
+                try:
+                    continuous = (continuous_domain(e, var, sp.Interval(a, sp.oo)) == sp.Interval(a, sp.oo)
+                                  and continuous_domain(derivative, var, sp.Interval.open(a, sp.oo))
+                                  == sp.Interval.open(a, sp.oo))
+                except (NotImplementedError, ValueError, TypeError):   # sympy cannot tell: not shown
+                    continuous = False
         except BudgetExceeded as exc:
             return outcome(Status.INCONCLUSIVE, f"{name}: {exc}", **data)
         data["value_at_start"] = sp.sstr(at_start)
