@@ -411,3 +411,12 @@ def test_nondecreasing_from_proves_touching_bounds_and_refutes_near_misses():
     # a jump down with derivative 0 on both sides: not continuous, so never proved (refuted at t = 1)
     jump = certify.nondecreasing_from("jump", sp.Piecewise((1, t < 1), (-1, True)), t, 0)(c)
     assert jump.status is Status.REFUTED
+    # a float start reads differently in binary and in decimal: refused, as is a second free symbol
+    with pytest.raises(ValueError, match="exact"):
+        certify.nondecreasing_from("float", t - sp.Rational(1, 10), t, 0.1)
+    with pytest.raises(ValueError, match="free"):
+        certify.nondecreasing_from("param", sp.Symbol("a") * t, t, 0)
+    # the variable's assumptions do not simplify the argument: |t - 1| - 1 >= 0 is false on [0, 2)
+    # although sympy would drop Abs for a t declared >= 1
+    t1 = sp.Symbol("t1", real=True)
+    assert certify.nondecreasing_from("abs", sp.Abs(t1 - 1) - 1, t1, 0)(c).status is not Status.PROVED

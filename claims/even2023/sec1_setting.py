@@ -450,7 +450,12 @@ DEF12 = Claim(
                                       exact=True)),
              near_miss("p2", "near miss: Gain_γ = Σ_k s_k² (q truncated at second order; the run helper "
                        "must tell it from q)", _def12_helper_tie("p2_second_order", "sum_s2"),
-                       margin=_def12_margin)),
+                       margin=_def12_margin),
+             near_miss("p3", "near miss: Gain_γ ≥ 0 if all |s_k| ≤ 1.01·√2 (the threshold 1% further out)",
+                       q_nonneg_to_sqrt2_proved("p3_edge_1_01", edge_sq=2 * sp.Rational(101, 100) ** 2),
+                       margin=lambda d: (-d["witness_value"][1], f"q(1.01·√2) = {d['witness_value'][1]:.4g} < 0: "
+                                         "one such step makes Gain < 0") if "witness_value" in d else None,
+                       wrong=("p3_edge_1_01_outside",))),
 )
 
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 import sympy as sp
+from sympy.calculus.util import continuous_domain
 
 from ..claim import Check, Context, Evidence, outcome, Status
 from .balls import _bounds, _qstr, ArbFn, ball, DEFAULT_PREC, exact, working_precision
@@ -191,30 +192,40 @@ def nondecreasing_from(name: str, expr: Any, var: sp.Symbol, start: Any, *, seco
                        why: str = "") -> Check:
     """``expr >= 0`` for all s >= start by monotonicity: ``expr(start) >= 0`` decided exactly by sympy,
     ``expr`` continuous on [start, oo) and its derivative on (start, oo) (sympy's ``continuous_domain``),
-    and ``expr' >= 0`` for s > start
-    (:func:`sympy_tail` on the derivative); the mean value theorem then gives expr(s) >= expr(start).
-    For a bound that touches at ``start`` (log(1 + t) <= t at 0), where no ball closes the gap and
-    sympy cannot decide the sign of ``expr`` itself. Usable as an :func:`inequality` tail (data: start)."""
+    and ``expr' >= 0`` for s > start (:func:`sympy_tail` on the derivative); the mean value theorem then
+    gives expr(s) >= expr(start). For a bound that touches at ``start`` (log(1 + t) <= t at 0), where no
+    ball closes the gap and sympy cannot decide the sign of ``expr`` itself.
+
+    ``var`` is read as a plain real variable (its assumptions, e.g. ``nonnegative``, are dropped, so
+    they cannot simplify the expression outside the interval); ``expr`` must have no other free
+    symbol; ``start`` must be exact (an int, Fraction or exact sympy number: a float's decimal and
+    binary readings differ). Usable as an :func:`inequality` tail (data: start). If the argument fails,
+    a point start + 2^k where the value is certified negative refutes; else inconclusive."""
     from ..symbolic import BudgetExceeded, time_budget
 
-    derivative = sp.diff(sp.sympify(expr), var)
-    slope = sympy_tail(f"{name}_slope", derivative, var, start, seconds=seconds)
+    a = sp.sympify(start)
+    if a.has(sp.Float) or not (a.is_real and a.is_number):
+        raise ValueError(f"{name}: start must be an exact real number, got {start!r}")
+    s = sp.Dummy(str(var), real=True)
+    e = sp.sympify(expr).subs(var, s)
+    if e.free_symbols - {s}:
+        raise ValueError(f"{name}: {sorted(map(str, e.free_symbols - {s}))} free besides {var}")
+    derivative = sp.diff(e, s)
+    slope = sympy_tail(f"{name}_slope", derivative, s, a, seconds=seconds)
 
     def run(ctx: Context) -> Evidence:
-        e = sp.sympify(expr)
-        a = sp.sympify(start)
-        data = {"expr": sp.sstr(e), "start": str(start), "derivative": sp.sstr(derivative),
+        shown = sp.sstr(e)
+        data = {"expr": shown, "start": sp.sstr(a), "derivative": sp.sstr(derivative),
                 "method": "value at start (exact) + continuity + derivative >= 0 (sympy), mean value theorem"}
         try:
             with time_budget(seconds):
-                at_start = sp.simplify(e.subs(var, a))
-                start_ok = at_start.is_nonnegative
-                from sympy.calculus.util import continuous_domain
+                at_start = sp.simplify(e.subs(s, a))
+                start_ok = at_start.is_nonnegative if at_start.is_real else None
                 # C¹ on (start, oo) and continuous at start: sympy's derivative is the derivative
                 # wherever it is continuous, so the mean value theorem applies
                 try:
-                    continuous = (continuous_domain(e, var, sp.Interval(a, sp.oo)) == sp.Interval(a, sp.oo)
-                                  and continuous_domain(derivative, var, sp.Interval.open(a, sp.oo))
+                    continuous = (continuous_domain(e, s, sp.Interval(a, sp.oo)) == sp.Interval(a, sp.oo)
+                                  and continuous_domain(derivative, s, sp.Interval.open(a, sp.oo))
                                   == sp.Interval.open(a, sp.oo))
                 except (NotImplementedError, ValueError, TypeError):   # sympy cannot tell: not shown
                     continuous = False
@@ -222,32 +233,37 @@ def nondecreasing_from(name: str, expr: Any, var: sp.Symbol, start: Any, *, seco
             return outcome(Status.INCONCLUSIVE, f"{name}: {exc}", **data)
         data["value_at_start"] = sp.sstr(at_start)
         if start_ok is False:
-            return outcome(Status.REFUTED, f"{sp.sstr(e)} = {sp.sstr(at_start)} < 0 at {var} = {start}", **data)
+            data.update(witness=sp.sstr(a), witness_value=[float(at_start)] * 2)
+            return outcome(Status.REFUTED, f"{shown} = {sp.sstr(at_start)} < 0 at {var} = {a}", **data)
         sev = slope(ctx)
         data["slope"] = sev.summary
         if start_ok and continuous and sev.status == Status.PROVED:
-            return outcome(Status.PROVED, f"{sp.sstr(e)} >= 0 for {var} >= {start}: {sp.sstr(at_start)} at "
-                           f"{start}, continuous, derivative {sp.sstr(derivative)} >= 0 (sympy){'; ' + why if why else ''}",
+            return outcome(Status.PROVED, f"{shown} >= 0 for {var} >= {a}: {sp.sstr(at_start)} at {a}, "
+                           f"continuous, derivative {sp.sstr(derivative)} >= 0 (sympy){'; ' + why if why else ''}",
                            **data)
-        point = _negative_point(e, var, a)
+        point, probe_error = _negative_point(e, s, a)
         if point is not None:
             where, value = point
             data.update(witness=_qstr(where), witness_value=[float(v) for v in _bounds(value)])
-            return outcome(Status.REFUTED, f"{sp.sstr(e)} < 0 at {var} = {_qstr(where)} (~{float(where):.6g}): "
+            return outcome(Status.REFUTED, f"{shown} < 0 at {var} = {_qstr(where)} (~{float(where):.6g}): "
                            f"value in [{_bounds(value)[0]:.6g}, {_bounds(value)[1]:.6g}] (certified, 256 bits)", **data)
-        missing = [w for w, ok in (("the value at start", start_ok), ("continuity", continuous),
+        missing = [w for w, ok in (("the value at start (real and >= 0)", start_ok), ("continuity", continuous),
                                    ("the derivative's sign", sev.status == Status.PROVED)) if not ok]
-        return outcome(Status.INCONCLUSIVE, f"{name}: sympy could not decide {', '.join(missing)}; no negative "
-                       "value found at the probe points either", **data)
+        probes = (f"the probe points could not be evaluated in arb ({probe_error})" if probe_error
+                  else "no negative value at the probe points either")
+        return outcome(Status.INCONCLUSIVE, f"{name}: sympy could not decide {', '.join(missing)}; {probes}", **data)
 
     return Check(name, run, "SYM")
 
 
-def _negative_point(expr: sp.Expr, var: sp.Symbol, start: sp.Expr):
-    """A point start + 2^k (k = 0, −1, …, −60, then 1 … 20) where ``expr`` is certified negative (arb,
-    256 bits), as (exact point, value ball), or None: the witness of a refutation when the monotonicity
-    argument fails."""
-    f = from_sympy(expr, var)
+def _negative_point(expr: sp.Expr, var: sp.Symbol, start: sp.Expr) -> tuple[tuple | None, str]:
+    """(A point start + 2^k, k = 0, −1, …, −60, then 1 … 20, where ``expr`` is certified negative (arb,
+    256 bits), as (exact point, value ball), or None; why arb could not evaluate ``expr``, or ""): the
+    witness of a refutation when the monotonicity argument fails."""
+    try:
+        f = from_sympy(expr, var)
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        return None, str(exc)[:120]
     base = exact(start)
     with working_precision(256):
         for k in [*range(0, -61, -1), *range(1, 21)]:
@@ -257,5 +273,5 @@ def _negative_point(expr: sp.Expr, var: sp.Symbol, start: sp.Expr):
             except (ValueError, ZeroDivisionError, TypeError):
                 continue
             if value.is_finite() and value < 0:
-                return point, value
-    return None
+                return (point, value), ""
+    return None, ""
