@@ -67,9 +67,10 @@ import numba
 import numpy as np
 import sympy as sp
 
+from .coordloop import CoordinateItems
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
-                        LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RareUpdate,
-                        RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+                        LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
+                        RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
 from .steplayout import flat_rows, block_width
 from .stepobservers import _IND, ScalarPassItems
 from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
@@ -82,7 +83,7 @@ _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
 # ----------------------------------------------------------------------------- generation
 
 
-class _Builder(ScalarPassItems):
+class _Builder(ScalarPassItems, CoordinateItems):
     """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
     scalar pass, and what the load and the store of a slot do."""
 
@@ -90,8 +91,10 @@ class _Builder(ScalarPassItems):
         self.k = k
         self.fr: dict = {}  # F rows (floats)
         self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
-        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls),
-                          *(q for m in k.row_means for q in m.names))
+        self.coord_init()  # the per-coordinate quantities (.coordloop): rows of their own
+        self.lane_rows = tuple(q for q in (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants),
+                                           *(c.name for c in k.calls), *(q for m in k.row_means for q in m.names))
+                               if q not in self.fam)
         for q in self.lane_rows:
             self.frow(q)
         self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
@@ -101,7 +104,7 @@ class _Builder(ScalarPassItems):
         self.body: list[str] = []
         self.flags: list[int] = []  # N rows of the scalar-pass flags
         self.scalar: list[str] = []  # the scalar pass, per flagged slot
-        self.stores_f: dict = {q.name: f"F[{self.fr[q]}, b]" for q in k.params}  # output -> value at the store
+        self.stores_f: dict = {q.name: f"F[{self.fr[q]}, b]" for q in k.params if q in self.fr}  # output -> its value
         self.stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
         self.loads_f: list[tuple] = []  # (row, initial value)
         self.loads_i: list[tuple] = []
@@ -185,6 +188,11 @@ class _Builder(ScalarPassItems):
         if not prelude:  # they step
             kinds.update({LogProduct: self.log_product, RareReduction: self.rare_reduction,
                           RareUpdate: self.rare_update, Doublings: self.doublings})
+        if not prelude:
+            kinds[PerCoordinate] = self.per_coordinate
+            if isinstance(item, Doublings) and set(item.values) & self.fam:
+                kinds[Doublings] = self.coord_doublings
+            self.stepped = self.stepped or not isinstance(item, PerCoordinate)
         if type(item) not in kinds:
             raise TypeError(f"step kernel: {item!r} cannot be a {'prelude' if prelude else 'body'} item")
         self.count += 1
@@ -359,6 +367,8 @@ class _Builder(ScalarPassItems):
 
     def load_lines(self) -> list[str]:
         """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
+        if self.fam:
+            return self.coord_load_lines()
         k, fr = self.k, self.fr
         load = _copies([(fr[q], j) for j, q in enumerate((*k.params, *k.lane_inputs))], "F[{}, b]", "I[{}, i]")
         names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
@@ -378,6 +388,8 @@ class _Builder(ScalarPassItems):
 
     def store_lines(self) -> list[str]:
         """A finished slot's outputs, with the stop rule's per-outcome overrides."""
+        if self.fam:
+            return self.coord_store_lines()
         k = self.k
         final = StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
         for c in k.finals:
@@ -423,12 +435,13 @@ def kernel_source(k: StepKernel) -> str:
     for item in k.body:
         bld.emit(item)
     for q in k.next_params:
-        if q not in bld.names:
+        if q not in bld.names and q not in bld.fam:
             raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
     post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
-    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
+    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)
+              if q not in bld.fam]
     status_lines = selects([f"{_IND}status = {status}", f"{_IND}N[1, b] = status if act else N[1, b]"])
     body, post, writes, post_flags = (selects(lines) for lines in (bld.body, post, writes, bld.post_flags))
     extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
@@ -439,24 +452,33 @@ def kernel_source(k: StepKernel) -> str:
     pargs = "".join(f"{code_name('c', s)}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
-    pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs)}
+    pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs) if q in fr}
     pnames.update({s: code_name("c", s) for s in k.constants})
     means = [" " * 12 + "for b in range(w):"] if k.row_lets else []
-    for c in k.row_lets:
+    for c in () if bld.fam else k.row_lets:
         check_rounding(c.expr, f"row let {c.name}")
         r = bld.frow(("row_let", c.name))
         means.append(f"{' ' * 16}F[{r}, b] = {StepPrinter(pnames).doprint(sp.sympify(c.expr))}")
         pnames[c.name] = f"F[{r}, b]"
-    means += [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
+    means += [" " * 12 + line for m in (() if bld.fam else k.row_means) for line in bld.row_mean(m, pnames, vector=True)]
+    if bld.fam:  # the row lets, row means and coordinate loops before the vector loop (.coordloop)
+        bld.coord_check()
+        means = [" " * 12 + line for line in bld.coord_means()]
     zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
-    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()]
-    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
+    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
+    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs) if q not in bld.fam]
+    zero += [" " * 20 + "for j in range(d):\n" + " " * 24 + f"{bld.cell(bld.cr[q])} = 0.0"
+             for q in (*k.params, *k.lane_inputs) if q in bld.fam]
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
-    width = block_width(nfl)
-    return flat_rows(f'''
+    width = block_width(nfl + 16 * len(bld.cr))  # per-coordinate rows: as many as at d = 16
+    # a kernel with per-coordinate rows (.coordloop): d from the inputs' shapes, the rows in C
+    cbuf = f"\n    d = {bld.coord_size()}\n    C = np.zeros(d * _KC_ * {width})" if bld.fam else ""
+    cio = ", C, d" if bld.fam else ""
+    cpost = "".join(f"\n{' ' * 12}{line}" for line in bld.post)
+    source = flat_rows(f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     n = lanes.shape[0]
@@ -464,7 +486,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     # per-slot state: the rows of one flat buffer, row r of slot b at r * {width} + b (steplayout)
     buf = np.zeros({(nfl + nin) * width})
     F = buf[:{nfl * width}]
-    N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0)
+    N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0){cbuf}
     # the row means' stashed intermediates, P[j, i, b]: indices that are literals or loop variables,
     # which LLVM knows are >= 0 (a computed flat index would keep numba's negative-index wraparound)
     P = np.zeros(({bld.scratch_rows}, {"Z.shape[0]" if k.data else 0}, {width}))
@@ -472,7 +494,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     nxt = 0
     live = 0
     for b in range(w):
-        _load(b, lanes[nxt], I, {pargs}F, N)
+        _load(b, lanes[nxt], I, {pargs}F, N{cio})
         nxt += 1
         live += 1
     while live > 0:
@@ -491,15 +513,15 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
 {nl.join(post_flags)}
 {nl.join(writes)}
                 N[2, b] = select(go, t + 1, t)
-                extra |= {extra}
+                extra |= {extra}{cpost}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots
 {scalar_text}
         for b in range(w):  # write out finished lanes, refill their slots
             if N[1, b] >= 0:
-                _store(b, out_i, out_f, F, N)
+                _store(b, out_i, out_f, F, N{cio})
                 if nxt < n:
-                    _load(b, lanes[nxt], I, {pargs}F, N)
+                    _load(b, lanes[nxt], I, {pargs}F, N{cio})
                     nxt += 1
                 else:
                     N[1, b] = -2
@@ -509,14 +531,15 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
 
 
 @numba.njit(cache=True)
-def _load(b, i, I, {pargs}F, N):
+def _load(b, i, I, {pargs}F, N{cio}):
 {nl.join(load)}
 
 
 @numba.njit(cache=True)
-def _store(b, out_i, out_f, F, N):
+def _store(b, out_i, out_f, F, N{cio}):
 {nl.join(store)}
 ''', width)
+    return bld.coord_layout(source) if bld.fam else source
 
 
 def _copies(pairs, dst: str, src: str) -> list[str]:
