@@ -42,6 +42,19 @@ from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMea
 from .stepprint import code_name, selects
 
 _KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
+_WC = "_WC_"  # placeholder for the block width (the slots of every loop in a coordinate loop)
+_ROWS = 4  # data rows per group of a per-coordinate row mean
+_UNROLL = 4  # coordinates per loop step of a Reduce over the coordinates of a data row
+
+
+def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
+    """``stmts`` in the loop over the block's slots (and over j, ``per_coordinate``)."""
+    if not stmts:
+        return []
+    head = [f"{ind}for j in range(d):", f"{ind}    for b in range({_WC}):"] if per_coordinate \
+        else [f"{ind}for b in range({_WC}):"]
+    deep = ind + (" " * 8 if per_coordinate else " " * 4)
+    return head + [deep + s for s in stmts]
 _IND = " " * 16  # the main slot loop's body (as :mod:`.stepobservers`)
 
 
@@ -120,7 +133,7 @@ class CoordinateItems:
 
     @staticmethod
     def cell(k: int, j: str = "j") -> str:
-        return f"C[{k} + {j} * {_KC}, b]"
+        return f"C[{j}, {k}, b]"
 
     # ------------------------------------------------------------------ names in a coordinate loop
     def scalar_rows(self, post: bool) -> dict:
@@ -243,11 +256,11 @@ class CoordinateItems:
                 self.written.add(p)
         lines = []
         if head:
-            lines += ["for b in range(w):", *selects([f"    {h}" for h in head])]
-        lines += ["for j in range(d):", "    for b in range(w):"]
+            lines += ["for b in range(_WC_):", *selects([f"    {h}" for h in head])]
+        lines += ["for j in range(d):", "    for b in range(_WC_):"]
         lines += selects([" " * 8 + s for s in (*loads, *body)])
         if tail:
-            lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
+            lines += ["for b in range(_WC_):", *(f"    {s}" for s in tail)]
         return lines
 
     def coord_rare_pass(self, n, item: RareUpdate, flag: int, held: set) -> None:
@@ -285,7 +298,7 @@ class CoordinateItems:
         for q, v in enumerate(item.values):
             if v not in self.cr:
                 raise ValueError(f"step kernel: Doublings of {v}: not a per-coordinate State")
-            self.scalar.append(f"        C[{rows[0]} + {nv} * jp + {q} + j * {_KC}, b] = {self.cell(self.cr[v])}")
+            self.scalar.append(f"        C[j, {rows[0]} + {nv} * jp + {q}, b] = {self.cell(self.cr[v])}")
         self.cout.update({f"{item.name}_{p}_{q}": rows[p * nv + q] for p in range(item.count) for q in range(nv)})
 
     # ------------------------------------------------------------------ the data pass
@@ -296,7 +309,7 @@ class CoordinateItems:
         names.update({q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)})
         scalar = [c for c in k.row_lets if not isinstance(c, PerCoordinate)]
         if scalar:
-            lines.append("for b in range(w):")
+            lines.append("for b in range(_WC_):")
             for c in scalar:
                 r = self.frow(("row_let", c.name))
                 lines.append(f"    F[{r}, b] = {self.expr(c.expr, f'row let {c.name}', False, names)}")
@@ -308,7 +321,7 @@ class CoordinateItems:
                 if c.name not in self.cr:
                     self.crow(c.name)
                 names[c.name] = self.cell(self.cr[c.name])
-            lines += ["for j in range(d):", "    for b in range(w):"]
+            lines += ["for j in range(d):", "    for b in range(_WC_):"]
             lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
                       for c in blk.items]
         for m in k.row_means:
@@ -316,54 +329,94 @@ class CoordinateItems:
         return lines + self.pre
 
     def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
-        k = self.k
-        names = dict(names)
-        nfam = sum(1 for z in k.data if z in self.fam)
-        col = 0
-        for z in k.data:
-            if z in self.fam:
-                names[z] = "Z[i, j]"
-            else:
-                names[z] = f"Z[i, d + {col}]"
-                col += 1
+        """``m`` over the data rows in groups of ``_ROWS`` (then the remaining rows one by one): each
+        row's intermediates (a Reduce over j with ``_UNROLL`` coordinates per loop step, its running
+        value in a register), then the group's terms added to each sum in row order — the order of
+        one row at a time, with a loop over j and the slots per group instead of per row."""
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
+        lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
+        lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
+        rows = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
+        lines.append(f"for i in range(0, Z.shape[0] - {_ROWS - 1}, {_ROWS}):")
+        lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows)]
+        lines.append(f"for i in range(Z.shape[0] - Z.shape[0] % {_ROWS}, Z.shape[0]):")
+        lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows)]
+        if m.mean:
+            for per_coordinate in (False, True):
+                lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
+                                if (q in self.fam) == per_coordinate], per_coordinate)
+        return lines
 
-        def loop(stmts, per_coordinate, ind=""):
-            head = [f"{ind}for j in range(d):", f"{ind}    for b in range(w):"] if per_coordinate \
-                else [f"{ind}for b in range(w):"]
-            deep = ind + (" " * 8 if per_coordinate else " " * 4)
-            return head + [deep + s for s in stmts] if stmts else []
+    def row_names(self, names: dict, row: str, j: str = "j") -> dict:
+        """The data symbols of data row ``row`` (coordinate ``j`` for the per-coordinate ones)."""
+        names, col = dict(names), 0
+        for z in self.k.data:
+            if z in self.fam:
+                names[z] = f"Z[{row}, {j}]"
+            else:
+                names[z] = f"Z[{row}, d + {col}]"
+                col += 1
+        return names
 
-        lines = loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
-        lines += loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
-        lines.append("for i in range(Z.shape[0]):")
+    def at(self, names: dict, j: str) -> dict:
+        """``names`` with the per-coordinate rows at coordinate ``j``."""
+        out = dict(names)
+        out.update({q: self.cell(self.cr[q], j) for q in self.cr if isinstance(q, sp.Symbol) and q in names})
+        return out
+
+    def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict) -> list[str]:
+        """The rows i, …, i + size − 1 of a row mean: their intermediates (one loop per intermediate for
+        the group's rows: a Reduce reads coordinate j's quantities once for all of them), then their
+        terms of each sum, added in row order."""
+        lines = []
+        group = [f"i + {u}" if size > 1 else "i" for u in range(size)]
+        lets: list = [{} for _ in group]  # each row's intermediates
         for c in m.lets:
+            regs = []
+            for u in range(size):
+                key = ("row", c.name, u)
+                if key not in rows[u]:
+                    rows[u][key] = self.frow(key)
+                regs.append(f"F[{rows[u][key]}, b]")
             if isinstance(c, Reduce):
                 if _is_bool(c.init):
                     raise TypeError("step kernel: a row mean's Reduce is a float")
-                r = self.frow(("row_reduce", c.name))
-                lines += loop([f"F[{r}, b] = {self.expr(c.init, 'row mean', m.printed_order, names)}"], False, "    ")
-                names[c.name] = f"F[{r}, b]"
-                lines += loop([f"F[{r}, b] = {self.expr(c.next, 'row mean', m.printed_order, names)}"], True, "    ")
+                lines += _loop([f"{reg} = {self.expr(c.init, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
+                                for reg, row, lt in zip(regs, group, lets)], False)
+                lines += self.reduce_over_j(c, regs, names, group, lets, m.printed_order)
             elif _free(c) & self.fam:
-                r = self.crow(("row_let", c.name))
-                names[c.name] = self.cell(r)
-                lines += loop([f"{self.cell(r)} = {self.expr(c.expr, 'row mean', m.printed_order, names)}"], True, "    ")
+                raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
             else:
-                r = self.frow(("row_let", c.name))
-                lines += loop([f"F[{r}, b] = {self.expr(c.expr, 'row mean', m.printed_order, names)}"], False, "    ")
-                names[c.name] = f"F[{r}, b]"
+                lines += _loop([f"{reg} = {self.expr(c.expr, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
+                                for reg, row, lt in zip(regs, group, lets)], False)
+            for reg, lt in zip(regs, lets):
+                lt[c.name] = reg
+        per_row = [{**self.row_names(names, row), **lt} for row, lt in zip(group, lets)]
         for per_coordinate in (False, True):
-            lines += loop([f"{acc[q]} += {self.expr(e, 'row mean', m.printed_order, names)}"
-                           for q, e in zip(m.names, m.exprs) if (q in self.fam) == per_coordinate], per_coordinate,
-                          "    ")
-        if m.mean:
-            for per_coordinate in (False, True):
-                lines += loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
-                               if (q in self.fam) == per_coordinate], per_coordinate)
-        self.data_families = nfam
+            stmts = []  # one running value per sum, in a register across the group's rows
+            for n, (q, e) in enumerate((q, e) for q, e in zip(m.names, m.exprs) if (q in self.fam) == per_coordinate):
+                stmts.append(f"a{n} = {acc[q]}")
+                stmts += [f"a{n} = a{n} + {self.expr(e, 'row mean', m.printed_order, rn)}" for rn in per_row]
+                stmts.append(f"{acc[q]} = a{n}")
+            lines += _loop(stmts, per_coordinate)
         return lines
+
+    def reduce_over_j(self, c: Reduce, regs: list, names: dict, group: list, lets: list,
+                      printed_order: bool) -> list[str]:
+        """``reg = next`` for j = 0..d−1 in order, for each row of the group (register ``regs[u]`` of
+        row ``group[u]``), ``_UNROLL`` coordinates per loop step, the running values in registers."""
+        def steps(count: int) -> list[str]:
+            out = [f"a{u} = {reg}" for u, reg in enumerate(regs)]
+            for v in range(count):
+                jv = f"j + {v}" if count > 1 else "j"
+                for u, (row, lt) in enumerate(zip(group, lets)):
+                    rn = {**self.at(self.row_names(names, row, jv), jv), **lt, c.name: f"a{u}"}
+                    out.append(f"a{u} = {self.expr(c.next, 'row mean', printed_order, rn)}")
+            return [" " * 8 + line for line in (*out, *(f"{reg} = a{u}" for u, reg in enumerate(regs)))]
+
+        return [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", f"    for b in range({_WC}):", *steps(_UNROLL),
+                f"for j in range(d - d % {_UNROLL}, d):", f"    for b in range({_WC}):", *steps(1)]
 
     # ------------------------------------------------------------------ load, store, template
     def io_rows(self, symbols) -> dict:
@@ -421,8 +474,18 @@ class CoordinateItems:
             if p in self.fam and p not in self.written:
                 raise ValueError(f"step kernel: per-coordinate parameter {p} has no next value in a block")
 
-    def coord_layout(self, source: str) -> str:
-        return re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
+    def coord_layout(self, source: str, width: int) -> str:
+        """The per-coordinate rows ``C[j, k, b]`` laid out in rows of ``width`` slots, ``C[j, k·width + b]``
+        (C has d rows: one per coordinate, its K rows side by side); every loop over the slots in a
+        coordinate loop runs over the whole block (a trip count LLVM knows: no remainder; the slots
+        past the lanes are empty, zero, and never stored)."""
+        def flat(m):
+            j, row = m.groups()
+            return f"C[{j}, {int(row) * width} + b]" if row.isdigit() else f"C[{j}, ({row}) * {width} + b]"
+
+        source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
+        source = re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
+        return re.sub(r"\b_WC_\b", str(width), source)
 
     def coord_size(self) -> str:
         """d from the inputs' shapes."""

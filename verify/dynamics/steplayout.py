@@ -29,7 +29,7 @@ def block_width(rows: int) -> int:
     return width
 
 
-_ROW = re.compile(r"\b([FNC])\[([^\[\],]+), (b|:)\]")
+_ROW = re.compile(r"\b([FN])\[([^\[\],]+), (b|:)\]")
 
 
 def flat_rows(source: str, width: int) -> str:
@@ -41,6 +41,6 @@ def flat_rows(source: str, width: int) -> str:
         return f"{array}[{start}:{start} + {width}]" if col == ":" else f"{array}[{start} + b]"
 
     out = _ROW.sub(flat, source)
-    if re.search(r"\b[FNC]\[[^\]]*,", out):
+    if re.search(r"\b[FN]\[[^\]]*,", out):
         raise AssertionError("step kernel: a two-index row access left in the generated source")
     return out
