@@ -7,8 +7,9 @@ from numba import njit
 
 from claims.even2023 import _dln
 from claims.even2023._dln import (OUTCOMES, _lanes_kernel, _series, batch_curvatures, e1_problem, e3_problem,
-                                  series_terms)
-from claims.even2023._dln_step import run_gd_lanes
+                                  series_terms, sparse_problem)
+from claims.even2023._dln_step import dln_gd_kernel, run_gd_lanes
+from verify.dynamics import stepkernel
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss", "bounces",
           "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv")
@@ -93,19 +94,30 @@ def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e3():
     assert {"converged", "stalled", "blown_up", "hit_pm1"} <= seen
 
 
-def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e1(request):
-    # d = 30: compiling this kernel takes ~30 s on a fresh machine (the E3 test above, d = 10, covers
-    # every declared item in the default run), and short windows another ~13 s; behind the suite's
-    # budget option
-    if request.config.getoption("--verify-budget") != "full":
-        pytest.skip("d = 30 kernel compile (~35 s cold): run with --verify-budget full")
+def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e1():
     seen = set()
     for seed in (0, 1, 2):
         problem = e1_problem(seed)
         seen |= _compare(problem, _gammas(problem, 90), max_steps=3000, tol_rel=1e-6)
     seen |= _compare(problem, _gammas(problem, 30), max_steps=300, tol_rel=1e-20)
     assert {"converged", "stalled", "blown_up"} <= seen
-    # short snapshot and loss windows: another generated kernel (n_snap and window are built in)
+
+
+def test_one_declared_dln_gd_kernel_serves_every_dimension():
+    """d is read from the data's columns: one compiled engine (one specialisation) for d = 2 … 40,
+    the catalogue's range, every field the hand-written kernel's."""
+    engine = stepkernel.compile_source(stepkernel.kernel_source(dln_gd_kernel()), "gd_dln")
+    for n, d in ((4, 2), (3, 5), (5, 10), (20, 30), (12, 40), (7, 17)):
+        problem = sparse_problem(n, d, min(2, d), 0.1, seed=7000 + d)
+        _compare(problem, _gammas(problem, 40), max_steps=1500, tol_rel=1e-10)
+    assert len(engine.signatures) == 1
+
+
+def test_declared_dln_gd_short_windows(request):
+    # short snapshot and loss windows: another generated kernel (n_snap and window are built in; the
+    # catalogue uses the defaults only), ~13 s to compile on a fresh machine: behind the budget option
+    if request.config.getoption("--verify-budget") != "full":
+        pytest.skip("another kernel compile (~13 s cold): run with --verify-budget full")
     e3 = e3_problem(0)
     _compare(e3, _gammas(e3, 70), max_steps=700, tol_rel=1e-12, n_snap=5, window=3)
 
