@@ -1,6 +1,7 @@
-"""The diagonal linear network's full-batch GD declared as a step kernel (claims/even2023/_dln_step.py)
-gives, lane by lane, every field of what the hand-written kernel of claims/even2023/_dln.py gives, bit for
-bit (``run_lanes`` runs it for b >= n; the hand-written GD path stays the reference here)."""
+"""The diagonal linear network's full-batch GD declared as a step kernel (claims/even2023/_dln_step.py),
+one compiled engine for every dimension, gives, lane by lane, every field of what the hand-written
+kernel of claims/even2023/_dln.py gives, bit for bit (``run_lanes`` runs it for b >= n; the
+hand-written GD path stays the reference here)."""
 import numpy as np
 import pytest
 from numba import njit
@@ -53,8 +54,8 @@ def test_the_skipped_series_terms_leave_the_sums_bits_unchanged():
 
 def _compare(problem, gammas, **kw):
     ref = _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, np.asarray(gammas, float),
-                        problem.n, np.zeros(len(gammas), np.int64), kw["max_steps"], kw["tol_rel"], 1,
-                        kw.get("n_snap", 24), kw.get("window", 64), batch_curvatures(problem.X, problem.n))
+                        problem.n, kw["max_steps"], kw["tol_rel"], kw.get("n_snap", 24), kw.get("window", 64),
+                        batch_curvatures(problem.X, problem.n))
     ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *ref)
     got = run_gd_lanes(problem, gammas, **kw)
     for name in FIELDS:
@@ -122,11 +123,11 @@ def test_declared_dln_gd_short_windows(request):
     _compare(e3, _gammas(e3, 70), max_steps=700, tol_rel=1e-12, n_snap=5, window=3)
 
 
-def test_run_lanes_selects_the_declared_gd_kernel_on_request():
+def test_run_lanes_runs_the_declared_gd_kernel_and_the_hand_written_one_on_request():
     problem = e3_problem(0)
     gammas = _gammas(problem, 20)
-    hand = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12)
-    declared = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12, gd_engine="declared")
+    hand = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12, gd_engine="hand")
+    declared = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12)
     for field in ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
                   "bounces", "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv"):
         assert np.array_equal(getattr(hand, field), getattr(declared, field), equal_nan=True), field
@@ -135,14 +136,14 @@ def test_run_lanes_selects_the_declared_gd_kernel_on_request():
 
 
 def test_run_lanes_zero_padded_gd_is_the_unpadded_kernel():
-    """run_lanes pads d >= 16 coordinates to a multiple of 16 for the vector loops: the real
-    coordinates' bits are those of the unpadded kernel (E1, d = 30 -> 32)."""
+    """run_lanes(gd_engine="hand") pads d >= 16 coordinates to a multiple of 16 for the vector loops:
+    the real coordinates' bits are those of the unpadded kernel (E1, d = 30 -> 32)."""
     problem = e1_problem(0)
     gammas = _gammas(problem, 40)
-    lanes = _dln.run_lanes(problem, gammas, max_steps=2000, tol_rel=1e-8)
+    lanes = _dln.run_lanes(problem, gammas, max_steps=2000, tol_rel=1e-8, gd_engine="hand")
     ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *_lanes_kernel(
         np.ascontiguousarray(problem.X), problem.y, problem.alpha, np.asarray(gammas, float), problem.n,
-        np.zeros(len(gammas), np.int64), 2000, 1e-8, 1, 24, 64, batch_curvatures(problem.X, problem.n)))
+        2000, 1e-8, 24, 64, batch_curvatures(problem.X, problem.n)))
     for field in FIELDS:
         assert np.array_equal(getattr(lanes, field), getattr(ref, field), equal_nan=True), field
     assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= set(lanes.status.tolist())

@@ -124,12 +124,11 @@ def _residual(XT, y, beta, r):
 
 
 @njit(cache=True)
-def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
-                  lam_batch):
-    """Full-batch GD lanes written by hand (b >= n; ``seeds`` and ``check_every`` are not used: the full
-    loss is computed at every step): :func:`run_lanes`' GD path, and the reference its declared twin
-    (:mod:`._dln_step`) is tested against bit for bit (tests/test_dln_step.py) and benchmarked against
-    (bench ``even2023.dln_gd_step``)."""
+def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, lam_batch):
+    """Full-batch GD lanes written by hand (b >= n, the full loss at every step): the reference the
+    declared GD kernel that :func:`run_lanes` runs (:mod:`._dln_step`) is tested against bit for bit
+    (tests/test_dln_step.py) and benchmarked against (bench ``even2023.dln_gd_step``), run by
+    ``run_lanes(..., gd_engine="hand")``."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -295,19 +294,18 @@ CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_U
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
               check_every: int | None = None, n_snap: int = 24, window: int = 64,
-              gd_engine: str = "hand") -> Lanes:
+              gd_engine: str = "declared") -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
     Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
-    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs in
-    :func:`_lanes_kernel`; mini-batch SGD (b < n, the full loss every ``check_every`` steps, by
-    default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
+    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs on its declared step
+    kernel, :func:`._dln_step.run_gd_lanes` — one compiled engine for every d; mini-batch SGD (b < n,
+    the full loss every ``check_every`` steps, by default ⌊n/b⌋) in the lane pool of
+    :func:`._sgd_lanes.run_sgd_lanes`.
 
-    GD has a declared twin on the generic step kernel, :func:`._dln_step.run_gd_lanes`: bit for bit
-    the same (tests/test_dln_step.py) and faster once compiled (bench ``even2023.dln_gd_step``:
-    ~1.3× at d = 30, ~2.5× at d = 10), but it is generated per dimension and compiles in 10–30 s
-    each (the catalogue uses 11 dimensions), which put a fresh clone's test suite over its ten
-    minutes (12 min 01 s measured, against ~9 min 30 s). ``gd_engine="declared"`` selects it.
+    ``gd_engine="hand"`` runs the GD lanes on the hand-written :func:`_lanes_kernel` instead (its
+    coordinates zero-padded from d = 16 on): bit for bit the same (tests/test_dln_step.py), slower
+    (bench ``even2023.dln_gd_step``), kept as the reference.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
@@ -329,9 +327,8 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
         X[:, :d] = problem.X
         alpha = np.ones(dp)
         alpha[:d] = problem.alpha
-        out = list(_lanes_kernel(X, problem.y, alpha, gammas, b, np.zeros(len(gammas), np.int64),
-                                 int(max_steps), float(tol_rel), 1, int(n_snap), int(window),
-                                 batch_curvatures(problem.X, b)))
+        out = list(_lanes_kernel(X, problem.y, alpha, gammas, b, int(max_steps), float(tol_rel), int(n_snap),
+                                 int(window), batch_curvatures(problem.X, b)))
         for k in range(2, 8):               # u, v, ln α_±, Gain, Σ s² (L, dp) -> (L, d)
             out[k] = np.ascontiguousarray(out[k][:, :d])
         out[13] = np.ascontiguousarray(out[13][:, :, :d])      # the gain snapshots

@@ -4,16 +4,18 @@ even2023 eqs. (1)-(3) with B_k = all rows: β = u ⊙ v, L(β) = ‖Xβ − y‖
 
     s_k = γ ∇L(β_k) = γ Xᵀ(Xβ_k − y)/n,   u_{k+1} = u_k − s_k ⊙ v_k,   v_{k+1} = v_k − s_k ⊙ u_k,
 
-declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the GD path
-of :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is that
-kernel's bit for bit (``tests/test_dln_step.py``), and faster once compiled (``python -m verify bench
-even2023.dln_gd_step``: ~1.3× at E1, d = 30; ~2.5× at E3, d = 10). :func:`._dln.run_lanes` runs it
-with ``gd_engine="declared"`` only: it is generated per dimension and compiles in 10–30 s each, which
-a fresh clone's test suite cannot afford for the catalogue's 11 dimensions (see run_lanes):
+declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the
+hand-written :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is
+that kernel's bit for bit (``tests/test_dln_step.py``). u, v, ln α and the data columns x are
+per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, printed once inside loops
+over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
+time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
+:func:`._dln.run_lanes` runs it for full-batch GD (faster than the hand-written kernel: ``python -m
+verify bench even2023.dln_gd_step``, ~1.2× at E1, d = 30; ~2× at E3, d = 10):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
-  order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``), Σ_i r_i²
-  and G_j = Σ_i r_i x_ij;
+  order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
+  :class:`~verify.dynamics.stepitems.Reduce` over j), Σ_i r_i² and G_j = Σ_i r_i x_ij;
 * L = (0.5 Σ r_i²)/n; in the prelude (so also at the step where the lane converges and does not step,
   but not at a non-finite L) the loss sum Σ_k L(β_k), the bounces #{k: L(β_k) > L(β_{k−1})} and the
   last ``window`` losses (:class:`~verify.dynamics.stepitems.Window`);

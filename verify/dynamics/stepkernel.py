@@ -35,7 +35,9 @@ Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at 
                    int_outputs=("outcome", "steps", "bounces"), float_outputs=("x", "y"))
     compiled_engine(k)(dl, dl_params, lanes, I, max_steps, xtol, out_i, out_f)  # I rows: x₀, y₀, η
 
-The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`.
+The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`. Quantities repeated
+over coordinates j < d, d a run-time size (:class:`PerCoordinate`, :class:`Reduce`: the diagonal
+network's u_j, v_j), are printed once inside loops over j by :mod:`.coordloop`.
 
 Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to 64 lane slots per block
 (fewer for a large state, :func:`.steplayout.block_width`) in structure-of-arrays rows (F floats, N
@@ -58,12 +60,8 @@ result never depends on the block width, the other lanes in its block or the num
 """
 from __future__ import annotations
 
-import functools
-import math
 import re
-from typing import Any, Callable
 
-import numba
 import numpy as np
 import sympy as sp
 
@@ -570,46 +568,4 @@ def _call_argument(expr, params, fr) -> str:
     return StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
 
 
-_COMPILED: dict = {}
-
-
-def compile_source(source: str, label: str, kernels: dict | None = None) -> Callable:
-    """The numba ``engine`` of a generated source with the compiled calls ``kernels`` (``{name:
-    function}``) bound as the module-level ``k_name``: one compile per (source, kernels) per process, and
-    through :func:`verify.kernelcache.compiled_module` (numba's on-disk cache) whenever the kernels are
-    importable by name — the generated loss kernels are —, so later processes load it instead of
-    compiling. The single place where generated step-kernel source is compiled."""
-    from ..kernelcache import compiled_module
-
-    bound = {f"k_{name}": fn for name, fn in (kernels or {}).items()}
-    key = (source, tuple(bound.items()))
-    if key not in _COMPILED:
-        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "select": select, **bound}
-        try:
-            _COMPILED[key] = compiled_module(source, label, namespace).engine
-        except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
-            scope = dict(namespace)
-            text = source.replace("cache=True, ", "").replace("numba.njit(cache=True)", "numba.njit")
-            exec(compile(text, f"<verify.dynamics.stepkernel {label}>", "exec"), scope)  # generated from sympy
-            _COMPILED[key] = scope["engine"]
-    return _COMPILED[key]
-
-
-@functools.lru_cache(maxsize=None)
-def _source(k: StepKernel) -> str:
-    return kernel_source(k)
-
-
-def compiled_engine(k: StepKernel) -> Callable:
-    """The compiled engine of a declared kernel, called as ``engine(<k_name, k_name_p for each kernel>,
-    lanes, I, <constants>, out_i, out_f)``: the kernels are bound into a generated module per kernel
-    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration."""
-    names = list(dict.fromkeys(c.kernel for c in k.calls))
-    source = _source(k)
-
-    def engine(*args):
-        kernels = dict(zip(names, args[0:2 * len(names):2]))
-        params = args[1:2 * len(names):2]
-        return compile_source(source, k.label, kernels)(*params, *args[2 * len(names):])
-
-    return engine
+from .stepcompile import compile_source, compiled_engine  # noqa: E402,F401  (re-exported)
