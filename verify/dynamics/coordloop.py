@@ -468,6 +468,36 @@ class CoordinateItems:
             store.append(f"    out_f[{a} * d + {c}, i] = {value}")
         return store
 
+    def coord_compaction(self, nfl: int, nin: int, width: int) -> tuple[str, str]:
+        """Once no lane is left to load, the live slots are moved to the front of the block and the
+        loops over the slots shortened to them: a block whose lanes stop at different steps no longer
+        runs its empty slots (a lane's arithmetic does not depend on its slot). The code after the
+        refill loop, and ``_move``."""
+        compact = f"""
+        if nxt >= n:  # no lane left to load: the live slots to the front, the loops over them only
+            b = 0
+            while b < w:
+                if N[1, b] == -2:
+                    w -= 1
+                    if b < w:
+                        _move(w, b, F, N, C, d)
+                        N[{width} + w] = -2  # row 1: the status
+                else:
+                    b += 1"""
+        move = f"""
+
+@numba.njit(cache=True)
+def _move(a, b, F, N, C, d):
+    for r in range({nfl}):
+        F[r * {width} + b] = F[r * {width} + a]
+    for r in range({nin}):
+        N[r * {width} + b] = N[r * {width} + a]
+    for j in range(d):
+        for k in range({max(len(self.cr), 1)}):
+            C[j, k * {width} + b] = C[j, k * {width} + a]
+"""
+        return compact, move
+
     def coord_check(self) -> None:
         for p in self.k.params:
             if p in self.fam and p not in self.written:

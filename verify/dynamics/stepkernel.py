@@ -478,6 +478,7 @@ def kernel_source(k: StepKernel) -> str:
     cbuf = f"\n    d = {bld.coord_size()}\n    C = np.zeros((d, _KC_ * {width}))" if bld.fam else ""
     cio = ", C, d" if bld.fam else ""
     cpost = "".join(f"\n{' ' * 12}{line}" for line in bld.post)
+    ccompact, cmove = bld.coord_compaction(nfl, nin, width) if bld.fam else ("", "")
     source = (f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
@@ -526,7 +527,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
                 else:
                     N[1, b] = -2
 {nl.join(zero)}
-                    live -= 1
+                    live -= 1{ccompact}
     return 0
 
 
@@ -538,7 +539,7 @@ def _load(b, i, I, {pargs}F, N{cio}):
 @numba.njit(cache=True)
 def _store(b, out_i, out_f, F, N{cio}):
 {nl.join(store)}
-''')
+{cmove}''')
     return flat_rows(bld.coord_layout(source, width) if bld.fam else source, width)
 
 
