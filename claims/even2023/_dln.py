@@ -125,10 +125,9 @@ def _residual(XT, y, beta, r):
 
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, lam_batch):
-    """Full-batch GD lanes written by hand (b >= n, the full loss at every step): the reference the
-    declared GD kernel that :func:`run_lanes` runs (:mod:`._dln_step`) is tested against bit for bit
-    (tests/test_dln_step.py) and benchmarked against (bench ``even2023.dln_gd_step``), run by
-    ``run_lanes(..., gd_engine="hand")``."""
+    """Full-batch GD lanes written by hand (b >= n, the full loss at every step): :func:`run_lanes`' GD
+    path, and the reference its declared twin (:mod:`._dln_step`) is tested against bit for bit
+    (tests/test_dln_step.py) and benchmarked against (bench ``even2023.dln_gd_step``)."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -294,18 +293,23 @@ CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_U
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
               check_every: int | None = None, n_snap: int = 24, window: int = 64,
-              gd_engine: str = "declared") -> Lanes:
+              gd_engine: str = "hand") -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
     Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
-    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs on its declared step
-    kernel, :func:`._dln_step.run_gd_lanes` — one compiled engine for every d; mini-batch SGD (b < n,
-    the full loss every ``check_every`` steps, by default ⌊n/b⌋) in the lane pool of
-    :func:`._sgd_lanes.run_sgd_lanes`.
+    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs in
+    :func:`_lanes_kernel`; mini-batch SGD (b < n, the full loss every ``check_every`` steps, by
+    default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
 
-    ``gd_engine="hand"`` runs the GD lanes on the hand-written :func:`_lanes_kernel` instead (its
-    coordinates zero-padded from d = 16 on): bit for bit the same (tests/test_dln_step.py), slower
-    (bench ``even2023.dln_gd_step``), kept as the reference.
+    ``gd_engine="declared"`` runs the GD lanes on their declared step kernel instead,
+    :func:`._dln_step.run_gd_lanes` (one compiled engine for every d, ~15 s cold): bit for bit the
+    same (tests/test_dln_step.py; and on each of the 566 GD calls of ``verify check even2023 --budget
+    full --planted``), faster for many lanes running side by side (bench ``even2023.dln_gd_step``,
+    128 lanes of one length: ~1.2× at d = 30, ~2× at d = 10) but slower where few lanes are live —
+    a lane blocked with others runs at the speed of the block, and one lane alone runs ~4× slower than
+    in the hand-written kernel, whose loops run over the coordinates and rows —, which is the
+    catalogue's case: its GD calls (231 single lanes, 239 of 8, bisections; a few of 40–120 lanes
+    whose lengths differ by 10×) took 36 s declared against 20 s hand-written.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)

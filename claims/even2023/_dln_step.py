@@ -10,8 +10,10 @@ that kernel's bit for bit (``tests/test_dln_step.py``). u, v, ln α and the data
 per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, printed once inside loops
 over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
-:func:`._dln.run_lanes` runs it for full-batch GD (faster than the hand-written kernel: ``python -m
-verify bench even2023.dln_gd_step``, ~1.2× at E1, d = 30; ~2× at E3, d = 10):
+Faster than the hand-written kernel for many lanes side by side (``python -m verify bench
+even2023.dln_gd_step``, 128 lanes: ~1.2× at E1, d = 30; ~2× at E3, d = 10), slower where few lanes
+are live (one lane: ~4× slower), the catalogue's case: :func:`._dln.run_lanes` runs it with
+``gd_engine="declared"`` only (see there):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
