@@ -12,15 +12,16 @@ from verify.dynamics.stepkernel import (T, Doublings, Let, MaxOf, MaxWhere, PerC
                                         RowMean, State, StepKernel, StopRule, kernel_source)
 
 w, wn, c, x, y, eta, tol = sp.symbols("w wn c x y eta tol", real=True)
-wc, r, ss, G, s, m, mx, acc, lg, q = sp.symbols("wc r ss G s m mx acc lg q", real=True)
-big, blow, small = sp.symbols("big blow small")
+wc, r, ss, G, s, m, mx, acc, lg, q, hm = sp.symbols("wc r ss G s m mx acc lg q hm", real=True)
+big, blow, small, keep = sp.symbols("big blow small keep")
 steps_max = sp.Symbol("steps_max", integer=True)
 N_SNAP = 4
 
 
 def _kernel(**change) -> StepKernel:
     """GD on the least squares ½ mean_i (Σ_j x_ij c_j w_j − y_i)² in the per-coordinate parameters w_j,
-    with per-coordinate observers: Σ_k s_j², a State with a rare log branch, Doublings of Σ s²."""
+    with per-coordinate observers: Σ_k (max_j |s_j|/2) s_j², a State with a rare log branch (while
+    max_j |s_j| < 100), Doublings of the first."""
     spec = dict(
         params=(w,), next_params=(wn,), lane_inputs=(eta, c), constants=(steps_max, tol), calls=(),
         data=(x, y), coordinates=(w, c, x),
@@ -28,8 +29,9 @@ def _kernel(**change) -> StepKernel:
         row_means=(RowMean((ss, G), (r ** 2, r * x), (Reduce(r, -y, r + x * wc),)),),
         body=(PerCoordinate((Let(s, eta * G), Reduce(m, 0.0, MaxOf(m, sp.Abs(s))),
                              Reduce(big, False, big | (sp.Abs(s) > 1e3)))),
-              MaxWhere(mx, m), Let(blow, big), Let(small, m <= tol),
-              PerCoordinate((Let(wn, w - s), State(acc, 0.0, acc + s ** 2), State(lg, c, lg + s),
+              MaxWhere(mx, m), Let(blow, big), Let(small, m <= tol), Let(hm, 0.5 * m), Let(keep, m < 100.0),
+              # after the vector loop: its quantities (hm, keep) as they were at this step
+              PerCoordinate((Let(wn, w - s), State(acc, 0.0, acc + hm * s ** 2), State(lg, c, lg + s, where=keep),
                              RareUpdate(sp.Abs(s) > 0.25, (Let(q, sp.log(sp.Abs(s))), State(lg, c, lg + q))))),
               Doublings("snap", (acc,), N_SNAP)),
         stop=StopRule(before=((T >= steps_max, 3),), after=((blow, 2), (small, 0))),
@@ -67,10 +69,14 @@ def _python(w0, c, e, X, Y, steps_max, tol):
             m = max(m, abs(s[j]))
             big = big or abs(s[j]) > 1e3
         mx = m if m > mx else mx
+        hm = 0.5 * m
         for j in range(d):
             w[j] = w[j] - s[j]
-            acc[j] = acc[j] + s[j] * s[j]
-            lg[j] = lg[j] + (math.log(abs(s[j])) if abs(s[j]) > 0.25 else s[j])
+            acc[j] = acc[j] + hm * (s[j] * s[j])
+            if abs(s[j]) > 0.25:  # the RareUpdate's State replaces the State's update, its where too
+                lg[j] = lg[j] + math.log(abs(s[j]))
+            elif m < 100.0:
+                lg[j] = lg[j] + s[j]
         t += 1
         if big:
             status = 2

@@ -54,6 +54,8 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
         else [f"{ind}for b in range(w):"]
     deep = ind + (" " * 8 if per_coordinate else " " * 4)
     return head + [deep + s for s in stmts]
+
+
 _IND = " " * 16  # the main slot loop's body (as :mod:`.stepobservers`)
 
 
@@ -73,7 +75,7 @@ def _free(item) -> set:
 
 
 def _is_bool(expr) -> bool:
-    return isinstance(expr, (bool, Boolean)) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
+    return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
 
 
 class CoordinateItems:
@@ -160,7 +162,7 @@ class CoordinateItems:
             if s.is_integer or s in self.bool_names:
                 r = self.nrow(("post", s))
                 self.body.append(f"{_IND}N[{r}, b] = {self.names[s]}")
-                self.post_stash[s] = f"N[{r}, b]"
+                self.post_stash[s] = f"N[{r}, b]" if s.is_integer else f"(N[{r}, b] != 0)"
             else:
                 r = self.frow(("post", s))
                 self.body.append(f"{_IND}F[{r}, b] = {self.names[s]}")
@@ -244,7 +246,7 @@ class CoordinateItems:
                     head.append(f"N[{rare_flag}, b] = 0")
                     tail.append(f"extra |= N[{rare_flag}, b]")
                 body.append(f"N[{rare_flag}, b] = 1 if (N[{rare_flag}, b] | {here}) else 0")
-                self.coord_rare_pass(n, i, rare_flag, {s for s in held})
+                self.coord_rare_pass(n, i, rare_flag)
             defined.add(getattr(i, "name", None))
         for p, q in zip(self.k.params, self.k.next_params):  # θ_j' written once the block has it
             if p in self.fam and q in defined:
@@ -262,7 +264,7 @@ class CoordinateItems:
             lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
         return lines
 
-    def coord_rare_pass(self, n, item: RareUpdate, flag: int, held: set) -> None:
+    def coord_rare_pass(self, n, item: RareUpdate, flag: int) -> None:
         """The scalar pass of a RareUpdate in a coordinate loop: for each coordinate where it holds."""
         names = self.scalar_rows(True)
         for s in _free(item):
