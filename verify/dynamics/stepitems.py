@@ -95,7 +95,10 @@ class RowMean:
     the sum starts at −0.0, which adds exactly, as that function takes the single row as is).
     ``lets``: per-row intermediates before ``exprs`` (the common subexpressions). In
     :attr:`StepKernel.row_means` (at θ_t, before the step: a loop over rows around the vectorised loop
-    over slots) or in a :class:`Checkpoint`'s items (the scalar pass)."""
+    over slots) or in a :class:`Checkpoint`'s items (the scalar pass). In a kernel with
+    :attr:`StepKernel.coordinates`, ``lets`` may be :class:`Reduce` over the coordinates of the row
+    (a residual), and a name whose expression reads a per-coordinate quantity is a sum per coordinate
+    (:mod:`.coordloop`)."""
     names: tuple
     exprs: tuple
     lets: tuple = ()
