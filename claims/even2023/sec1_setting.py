@@ -395,8 +395,8 @@ def _def12_reference(steps: int = 150, dps: int = 30):
 
 
 def _def12_helper_tie(name: str, reference: str = "sum_q"):
-    """Ties def12 to the code the catalogue uses: the float64 lanes' Gain (accumulated by
-    ``_dln.run_lanes``' GD kernel) must equal Σ_k q(s_k) of an independent 30-digit GD written from the
+    """Ties def12 to the code the catalogue uses: the float64 lanes' Gain (accumulated in
+    ``_dln._lanes_kernel``) must equal Σ_k q(s_k) of an independent 30-digit GD written from the
     definitions, and ln(α²/α_K²) from the lanes' own α_{±,K} accumulators must equal the same sum
     (relative tolerance 1e-9 of ‖Gain‖_∞). ``reference="sum_s2"`` compares with Σ_k s_k² instead
     (q truncated at second order: a planted near miss)."""
