@@ -1,14 +1,16 @@
-"""The diagonal linear network's full-batch GD declared as a step kernel (claims/even2023/_dln_step.py)
-gives, lane by lane, every field of what the hand-written kernel of claims/even2023/_dln.py gives, bit for
-bit (``run_lanes`` runs it for b >= n; the hand-written GD path stays the reference here)."""
+"""The diagonal linear network's full-batch GD declared as a step kernel (claims/even2023/_dln_step.py),
+one compiled engine for every dimension, gives, lane by lane, every field of what the hand-written
+kernel of claims/even2023/_dln.py gives, bit for bit (``run_lanes(..., gd_engine="declared")`` runs it
+for b >= n; the hand-written GD path stays run_lanes' default and the reference here)."""
 import numpy as np
 import pytest
 from numba import njit
 
 from claims.even2023 import _dln
 from claims.even2023._dln import (OUTCOMES, _lanes_kernel, _series, batch_curvatures, e1_problem, e3_problem,
-                                  series_terms)
-from claims.even2023._dln_step import run_gd_lanes
+                                  series_terms, sparse_problem)
+from claims.even2023._dln_step import dln_gd_kernel, run_gd_lanes
+from verify.dynamics import stepkernel
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss", "bounces",
           "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv")
@@ -52,8 +54,8 @@ def test_the_skipped_series_terms_leave_the_sums_bits_unchanged():
 
 def _compare(problem, gammas, **kw):
     ref = _lanes_kernel(np.ascontiguousarray(problem.X), problem.y, problem.alpha, np.asarray(gammas, float),
-                        problem.n, np.zeros(len(gammas), np.int64), kw["max_steps"], kw["tol_rel"], 1,
-                        kw.get("n_snap", 24), kw.get("window", 64), batch_curvatures(problem.X, problem.n))
+                        problem.n, kw["max_steps"], kw["tol_rel"], kw.get("n_snap", 24), kw.get("window", 64),
+                        batch_curvatures(problem.X, problem.n))
     ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *ref)
     got = run_gd_lanes(problem, gammas, **kw)
     for name in FIELDS:
@@ -93,19 +95,30 @@ def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e3():
     assert {"converged", "stalled", "blown_up", "hit_pm1"} <= seen
 
 
-def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e1(request):
-    # d = 30: compiling this kernel takes ~30 s on a fresh machine (the E3 test above, d = 10, covers
-    # every declared item in the default run), and short windows another ~13 s; behind the suite's
-    # budget option
-    if request.config.getoption("--verify-budget") != "full":
-        pytest.skip("d = 30 kernel compile (~35 s cold): run with --verify-budget full")
+def test_declared_dln_gd_is_bit_identical_to_the_hand_written_kernel_e1():
     seen = set()
     for seed in (0, 1, 2):
         problem = e1_problem(seed)
         seen |= _compare(problem, _gammas(problem, 90), max_steps=3000, tol_rel=1e-6)
     seen |= _compare(problem, _gammas(problem, 30), max_steps=300, tol_rel=1e-20)
     assert {"converged", "stalled", "blown_up"} <= seen
-    # short snapshot and loss windows: another generated kernel (n_snap and window are built in)
+
+
+def test_one_declared_dln_gd_kernel_serves_every_dimension():
+    """d is read from the data's columns: one compiled engine (one specialisation) for d = 2 … 40,
+    the catalogue's range, every field the hand-written kernel's."""
+    engine = stepkernel.compile_source(stepkernel.kernel_source(dln_gd_kernel()), "gd_dln")
+    for n, d in ((4, 2), (3, 5), (5, 10), (20, 30), (12, 40), (7, 17)):
+        problem = sparse_problem(n, d, min(2, d), 0.1, seed=7000 + d)
+        _compare(problem, _gammas(problem, 40), max_steps=1500, tol_rel=1e-10)
+    assert len(engine.signatures) == 1
+
+
+def test_declared_dln_gd_short_windows(request):
+    # short snapshot and loss windows: another generated kernel (n_snap and window are built in; the
+    # catalogue uses the defaults only), ~13 s to compile on a fresh machine: behind the budget option
+    if request.config.getoption("--verify-budget") != "full":
+        pytest.skip("another kernel compile (~13 s cold): run with --verify-budget full")
     e3 = e3_problem(0)
     _compare(e3, _gammas(e3, 70), max_steps=700, tol_rel=1e-12, n_snap=5, window=3)
 
@@ -130,7 +143,7 @@ def test_run_lanes_zero_padded_gd_is_the_unpadded_kernel():
     lanes = _dln.run_lanes(problem, gammas, max_steps=2000, tol_rel=1e-8)
     ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *_lanes_kernel(
         np.ascontiguousarray(problem.X), problem.y, problem.alpha, np.asarray(gammas, float), problem.n,
-        np.zeros(len(gammas), np.int64), 2000, 1e-8, 1, 24, 64, batch_curvatures(problem.X, problem.n)))
+        2000, 1e-8, 24, 64, batch_curvatures(problem.X, problem.n)))
     for field in FIELDS:
         assert np.array_equal(getattr(lanes, field), getattr(ref, field), equal_nan=True), field
     assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= set(lanes.status.tolist())

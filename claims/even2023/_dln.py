@@ -105,12 +105,10 @@ def _residual(XT, y, beta, r):
 
 
 @njit(cache=True)
-def _lanes_kernel(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
-                  lam_batch):
-    """Full-batch GD lanes written by hand (b >= n; ``seeds`` and ``check_every`` are not used: the full
-    loss is computed at every step): :func:`run_lanes`' GD path, and the reference its declared twin
-    (:mod:`._dln_step`) is tested against bit for bit (tests/test_dln_step.py) and benchmarked against
-    (bench ``even2023.dln_gd_step``)."""
+def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, lam_batch):
+    """Full-batch GD lanes written by hand (b >= n, the full loss at every step): :func:`run_lanes`' GD
+    path, and the reference its declared twin (:mod:`._dln_step`) is tested against bit for bit
+    (tests/test_dln_step.py) and benchmarked against (bench ``even2023.dln_gd_step``)."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -284,11 +282,15 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
     :func:`_lanes_kernel`; mini-batch SGD (b < n, the full loss every ``check_every`` steps, by
     default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
 
-    GD has a declared twin on the generic step kernel, :func:`._dln_step.run_gd_lanes`: bit for bit
-    the same (tests/test_dln_step.py) and faster once compiled (bench ``even2023.dln_gd_step``:
-    ~1.3× at d = 30, ~2.5× at d = 10), but it is generated per dimension and compiles in 10–30 s
-    each (the catalogue uses 11 dimensions), which put a fresh clone's test suite over its ten
-    minutes (12 min 01 s measured, against ~9 min 30 s). ``gd_engine="declared"`` selects it.
+    ``gd_engine="declared"`` runs the GD lanes on their declared step kernel instead,
+    :func:`._dln_step.run_gd_lanes` (one compiled engine for every d, ~15 s cold): bit for bit the
+    same (tests/test_dln_step.py; and on each of the 566 GD calls of ``verify check even2023 --budget
+    full --planted``), faster for many lanes running side by side (bench ``even2023.dln_gd_step``,
+    128 lanes of one length: ~1.2× at d = 30, ~2× at d = 10) but slower where few lanes are live —
+    a lane blocked with others runs at the speed of the block, and one lane alone runs ~4× slower than
+    in the hand-written kernel, whose loops run over the coordinates and rows —, which is the
+    catalogue's case: its GD calls (231 single lanes, 239 of 8, bisections; a few of 40–120 lanes
+    whose lengths differ by 10×) took 36 s declared against 20 s hand-written.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
@@ -310,9 +312,8 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
         X[:, :d] = problem.X
         alpha = np.ones(dp)
         alpha[:d] = problem.alpha
-        out = list(_lanes_kernel(X, problem.y, alpha, gammas, b, np.zeros(len(gammas), np.int64),
-                                 int(max_steps), float(tol_rel), 1, int(n_snap), int(window),
-                                 batch_curvatures(problem.X, b)))
+        out = list(_lanes_kernel(X, problem.y, alpha, gammas, b, int(max_steps), float(tol_rel), int(n_snap),
+                                 int(window), batch_curvatures(problem.X, b)))
         for k in range(2, 8):               # u, v, ln α_±, Gain, Σ s² (L, dp) -> (L, d)
             out[k] = np.ascontiguousarray(out[k][:, :d])
         out[13] = np.ascontiguousarray(out[13][:, :, :d])      # the gain snapshots

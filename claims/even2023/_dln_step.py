@@ -4,16 +4,20 @@ even2023 eqs. (1)-(3) with B_k = all rows: β = u ⊙ v, L(β) = ‖Xβ − y‖
 
     s_k = γ ∇L(β_k) = γ Xᵀ(Xβ_k − y)/n,   u_{k+1} = u_k − s_k ⊙ v_k,   v_{k+1} = v_k − s_k ⊙ u_k,
 
-declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the GD path
-of :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is that
-kernel's bit for bit (``tests/test_dln_step.py``), and faster once compiled (``python -m verify bench
-even2023.dln_gd_step``: ~1.3× at E1, d = 30; ~2.5× at E3, d = 10). :func:`._dln.run_lanes` runs it
-with ``gd_engine="declared"`` only: it is generated per dimension and compiles in 10–30 s each, which
-a fresh clone's test suite cannot afford for the catalogue's 11 dimensions (see run_lanes):
+declared in named quantities (:mod:`verify.dynamics.stepitems`) with the operation order of the
+hand-written :func:`claims.even2023._dln._lanes_kernel`, so that every field of :class:`._dln.Lanes` is
+that kernel's bit for bit (``tests/test_dln_step.py``). u, v, ln α and the data columns x are
+per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, printed once inside loops
+over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
+time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
+Faster than the hand-written kernel for many lanes side by side (``python -m verify bench
+even2023.dln_gd_step``, 128 lanes: ~1.2× at E1, d = 30; ~2× at E3, d = 10), slower where few lanes
+are live (one lane: ~4× slower), the catalogue's case: :func:`._dln.run_lanes` runs it with
+``gd_engine="declared"`` only (see there):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
-  order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``), Σ_i r_i²
-  and G_j = Σ_i r_i x_ij;
+  order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
+  :class:`~verify.dynamics.stepitems.Reduce` over j), Σ_i r_i² and G_j = Σ_i r_i x_ij;
 * L = (0.5 Σ r_i²)/n; in the prelude (so also at the step where the lane converges and does not step,
   but not at a non-finite L) the loss sum Σ_k L(β_k), the bounces #{k: L(β_k) > L(β_{k−1})} and the
   last ``window`` losses (:class:`~verify.dynamics.stepitems.Window`);
@@ -40,7 +44,8 @@ import sympy as sp
 from numba import njit
 
 from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, LastWhere, Let, MaxOf, MaxWhere,
-                                        RareUpdate, RowMean, State, StepKernel, StopRule, Window, compiled_engine)
+                                        PerCoordinate, RareUpdate, Reduce, RowMean, State, StepKernel, StopRule,
+                                        Window, compiled_engine)
 
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
@@ -68,37 +73,24 @@ def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
 
 
 @lru_cache(maxsize=None)
-def dln_gd_kernel(d: int, n_snap: int = 24, window: int = 64) -> StepKernel:
-    """The declared GD step of a d-coordinate diagonal linear network (rows of Z: x_i1..x_id, y_i);
-    constants: max_steps, the loss tolerance tol_rel·L(β₀), n, λ_min/max(XXᵀ/n); lane inputs: γ, ln α."""
-    u = sp.symbols(f"u0:{d}", real=True)
-    v = sp.symbols(f"v0:{d}", real=True)
-    un = sp.symbols(f"un0:{d}", real=True)
-    vn = sp.symbols(f"vn0:{d}", real=True)
-    x = sp.symbols(f"x0:{d}", real=True)
-    ln_alpha = sp.symbols(f"ln_alpha0:{d}", real=True)
-    y, gamma, loss_tol = sp.symbols("y gamma loss_tol", real=True)
+def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
+    """The declared GD step of the diagonal linear network for every dimension d (rows of Z: x_i1..x_id,
+    y_i; d is the columns of Z but one, read at run time): u, v, ln α, x are per coordinate
+    (:class:`~verify.dynamics.stepitems.PerCoordinate`). Constants: max_steps, the loss tolerance
+    tol_rel·L(β₀), n, λ_min/max(XXᵀ/n); lane inputs: γ, ln α."""
+    u, v, un, vn, x, ln_alpha, beta, G, g, s = sp.symbols("u v un vn x ln_alpha beta G g s", real=True)
+    y, gamma, loss_tol, r = sp.symbols("y gamma loss_tol r", real=True)
     max_steps, n = sp.Symbol("max_steps", integer=True), sp.Symbol("n", integer=True)
-    beta = sp.symbols(f"beta0:{d}", real=True)
-    r = sp.symbols(f"r0:{d}", real=True)  # partial sums of the residual of one row
-    ss, half, loss, final_loss, m_s = sp.symbols("ss half loss final_loss max_abs_s", real=True)
+    ss, half, loss, final_loss, m_s, ma = sp.symbols("ss half loss final_loss max_abs_s ma", real=True)
     sum_loss, prev = sp.symbols("sum_loss prev_loss", real=True)
     bounces = sp.Symbol("bounces", integer=True)
-    G = sp.symbols(f"G0:{d}", real=True)
-    g = sp.symbols(f"g0:{d}", real=True)
-    s = sp.symbols(f"s0:{d}", real=True)
-    ma = sp.symbols(f"ma0:{d}", real=True)
-    hit = sp.symbols(f"hit0:{d}")
-    bad, rec, hit_any, blown = sp.symbols("bad rec hit_any blown")
-    s2 = sp.symbols(f"sum_s2_0:{d}", real=True)
-    lp = sp.symbols(f"ln_ap0:{d}", real=True)
-    lm = sp.symbols(f"ln_am0:{d}", real=True)
-    gain = sp.symbols(f"gain0:{d}", real=True)
+    hit, bad, rec, hit_any, blown = sp.symbols("hit bad rec hit_any blown")
+    s2, lp, lm, gain, qs = sp.symbols("sum_s2 ln_ap ln_am gain qs", real=True)
     lam_min, lam_max, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
         "lam_min lam_max two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
 
-    row = [Let(r[0], -y + x[0] * beta[0])] + [Let(r[j], r[j - 1] + x[j] * beta[j]) for j in range(1, d)]
-    sums = RowMean((ss, *G), (r[-1] ** 2, *(r[-1] * x[j] for j in range(d))), tuple(row), mean=False)
+    # one pass over the rows: r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d, Σ_i r_i², G_j = Σ_i r_i x_ij
+    sums = RowMean((ss, G), (r ** 2, r * x), (Reduce(r, -y, r + x * beta),), mean=False)
     prelude = (Let(half, 0.5 * ss), Let(loss, half / n),
                LastWhere(final_loss, loss, T < max_steps),  # _lanes_kernel's last_full
                Let(bad, sp.Not(IsFinite(loss)) | (loss > 1e250)),
@@ -108,51 +100,40 @@ def dln_gd_kernel(d: int, n_snap: int = 24, window: int = 64) -> StepKernel:
                CountWhere(bounces, rec & (loss > prev)),
                State(prev, math.inf, loss, where=rec),
                Window("loss_window", loss, window, rec))
-    body = [Let(g[j], G[j] / n) for j in range(d)]
-    body += [Let(s[j], gamma * g[j]) for j in range(d)]
-    body += [Let(ma[0], MaxOf(0.0, sp.Abs(s[0])))] + [Let(ma[j], MaxOf(ma[j - 1], sp.Abs(s[j])))
-                                                       for j in range(1, d)]
-    body += [Let(hit[0], sp.Eq(s[0], 1) | sp.Eq(s[0], -1))]
-    body += [Let(hit[j], hit[j - 1] | sp.Eq(s[j], 1) | sp.Eq(s[j], -1)) for j in range(1, d)]
-    body += [MaxWhere(m_s, ma[-1]), Let(hit_any, hit[-1]),
-             Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120))]
-    # Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k), multiplied left to right as _lanes_kernel's CURV
-    body += [Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lam_min), Let(c1, g2g * lam_max),
-             State(curv0, 0.0, curv0 + c0 * loss), State(curv1, 0.0, curv1 + c1 * loss)]
-    qp, qm, qs = [], [], sp.symbols(f"qs0:{d}", real=True)
-    for j in range(d):  # ln α_± -= q_±(s)/2 and Gain += q(s) = (q_+ + q_−)/2 (spec §0.6)
-        lets, p_, m_ = _q_series(s[j], f"c{j}_")
-        body += [*lets, Let(qs[j], p_ + m_)]
-        qp.append(p_)
-        qm.append(m_)
-    body += [State(lp[j], ln_alpha[j], lp[j] - 0.5 * qp[j]) for j in range(d)]  # one kind per row run
-    body += [State(lm[j], ln_alpha[j], lm[j] - 0.5 * qm[j]) for j in range(d)]
-    body += [State(gain[j], 0.0, gain[j] + 0.5 * qs[j]) for j in range(d)]
-    body += [State(s2[j], 0.0, s2[j] + s[j] ** 2) for j in range(d)]  # Σ_k s_k²
-    for j in range(d):
+    # s_j = γ G_j/n, max_j |s_j| and "some s_j = ±1", before the step's scalar part
+    steps = PerCoordinate((Let(g, G / n), Let(s, gamma * g),
+                           Reduce(ma, 0.0, MaxOf(ma, sp.Abs(s))),
+                           Reduce(hit, False, hit | sp.Eq(s, 1) | sp.Eq(s, -1))))
+    lets, qp, qm = _q_series(s, "c_")
+    a, b_, la, lb, qpl, qml, qsl = sp.symbols("c_a c_b c_la c_lb c_qpl c_qml c_qsl", real=True)
+    update = PerCoordinate((  # ln α_± -= q_±(s)/2 and Gain += q(s) = (q_+ + q_−)/2 (spec §0.6)
+        *lets, Let(qs, qp + qm),
+        State(lp, ln_alpha, lp - 0.5 * qp), State(lm, ln_alpha, lm - 0.5 * qm),
+        State(gain, 0.0, gain + 0.5 * qs), State(s2, 0.0, s2 + s ** 2),  # Σ_k s_k²
         # |s| >= 0.05 (or NaN): the logs of _qpm instead of the series, in the scalar pass
-        a, b_, la, lb, qpl, qml, qsl = sp.symbols(f"c{j}_a c{j}_b c{j}_la c{j}_lb c{j}_qpl c{j}_qml c{j}_qsl",
-                                                   real=True)
-        body.append(RareUpdate(sp.Not(sp.Abs(s[j]) < 0.05), (
-            Let(a, -2.0 * s[j]), Let(b_, 2.0 * s[j]),
-            Let(la, sp.log(sp.Abs(1.0 - s[j]))), Let(lb, sp.log(sp.Abs(1.0 + s[j]))),
+        RareUpdate(sp.Not(sp.Abs(s) < 0.05), (
+            Let(a, -2.0 * s), Let(b_, 2.0 * s),
+            Let(la, sp.log(sp.Abs(1.0 - s))), Let(lb, sp.log(sp.Abs(1.0 + s))),
             Let(qpl, a - 2.0 * la), Let(qml, b_ - 2.0 * lb), Let(qsl, qpl + qml),
-            State(lp[j], ln_alpha[j], lp[j] - 0.5 * qpl), State(lm[j], ln_alpha[j], lm[j] - 0.5 * qml),
-            State(gain[j], 0.0, gain[j] + 0.5 * qsl))))
-    body += [Let(un[j], u[j] - s[j] * v[j]) for j in range(d)]  # eq. (3)
-    body += [Let(vn[j], v[j] - s[j] * u[j]) for j in range(d)]
-    body.append(Doublings("gain_snapshots", gain, n_snap))  # Gain^{(2^j)} (obs1)
+            State(lp, ln_alpha, lp - 0.5 * qpl), State(lm, ln_alpha, lm - 0.5 * qml),
+            State(gain, 0.0, gain + 0.5 * qsl))),
+        Let(un, u - s * v), Let(vn, v - s * u)))  # eq. (3)
+    body = (steps, MaxWhere(m_s, ma), Let(hit_any, hit), Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120)),
+            # Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k), multiplied left to right as _lanes_kernel's CURV
+            Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lam_min), Let(c1, g2g * lam_max),
+            State(curv0, 0.0, curv0 + c0 * loss), State(curv1, 0.0, curv1 + c1 * loss),
+            update, Doublings("gain_snapshots", (gain,), n_snap))  # Gain^{(2^j)} (obs1)
     return StepKernel(
-        label="gd_dln", params=(*u, *v), next_params=(*un, *vn), lane_inputs=(gamma, *ln_alpha),
-        constants=(max_steps, loss_tol, n, lam_min, lam_max), calls=(), data=(*x, y), row_means=(sums,),
-        row_lets=tuple(Let(beta[j], u[j] * v[j]) for j in range(d)),  # β = u ⊙ v once per step
-        prelude=prelude, body=tuple(body),
+        label="gd_dln", params=(u, v), next_params=(un, vn), lane_inputs=(gamma, ln_alpha),
+        constants=(max_steps, loss_tol, n, lam_min, lam_max), calls=(), data=(x, y), row_means=(sums,),
+        row_lets=(PerCoordinate((Let(beta, u * v),)),),  # β = u ⊙ v once per step
+        coordinates=(u, v, ln_alpha, x), prelude=prelude, body=body,
         stop=StopRule(before=((T >= max_steps, STALLED), (bad, BLOWN_UP), (loss <= loss_tol, CONVERGED)),
                       after=((hit_any, HIT_PM1), (blown, BLOWN_UP))),
         int_outputs=(*INT_FIELDS, "bounces"),
-        float_outputs=(*(q.name for q in (*u, *v, *lp, *lm, *gain, *s2)), final_loss.name, m_s.name,
+        float_outputs=(*(q.name for q in (u, v, lp, lm, gain, s2)), final_loss.name, m_s.name,
                        sum_loss.name, curv0.name, curv1.name, *(f"loss_window_{q}" for q in range(window)),
-                       *(f"gain_snapshots_{p}_{q}" for p in range(n_snap) for q in range(d))))
+                       *(f"gain_snapshots_{p}_0" for p in range(n_snap))))
 
 
 @njit(cache=True)
@@ -175,7 +156,7 @@ def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel:
     out_i, out_f = np.zeros((3, L), np.int64), np.zeros((6 * d + 5 + window + n_snap * d, L))
     first = float(_first_loss(np.ascontiguousarray(problem.y), n))
     lam_min, lam_max = batch_curvatures(problem.X, n)[0]
-    compiled_engine(dln_gd_kernel(d, n_snap, window))(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
+    compiled_engine(dln_gd_kernel(n_snap, window))(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
                                                       n, float(lam_min), float(lam_max), out_i, out_f)
     f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",
                                                                             "sum_s2"))}

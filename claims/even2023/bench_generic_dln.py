@@ -12,9 +12,11 @@
   relative difference of the limit β of the lanes that converged (the two sum the gradient in different
   orders: agreement to rounding, not bitwise).
 * ``even2023.dln_gd_step``: the declared full-batch GD step kernel of :mod:`claims.even2023._dln_step`
-  (every field bitwise the hand-written GD path of ``_dln._lanes_kernel``, run_lanes's default),
-  against that hand-written path, at E1 (n = 20, d = 30) and E3 (n = 5, d = 10); value: the smaller
-  of the two speed ratios (>= 1: the declared kernel is not slower once compiled).
+  (``run_lanes(gd_engine="declared")``; one engine for every d, every field bitwise the hand-written
+  ``_dln._lanes_kernel``), against that hand-written path (run_lanes's default, coordinates padded
+  from d = 16 on),
+  at E1 (n = 20, d = 30) and E3 (n = 5, d = 10); value: the smaller of the two speed ratios (>= 1:
+  the declared kernel is not slower once compiled).
 """
 from __future__ import annotations
 
@@ -83,9 +85,9 @@ def bench_dln_generic() -> dict:
 @benchmark("even2023.dln_gd_step", unit="x hand-written",
            description="full-batch GD on the diagonal linear network, 128 step sizes up to 0.9 of the "
                        "stability threshold x 4000 steps, one thread, CPU time: the declared step kernel "
-                       "(_dln_step, run_lanes(gd_engine='declared')) over run_lanes' default GD path (the "
-                       "hand-written _lanes_kernel, coordinates padded from d = 16 on), at E1 (n=20, d=30) "
-                       "and E3 (n=5, d=10); value: the smaller ratio")
+                       "(_dln_step, run_lanes(gd_engine='declared'): one engine for every d) over run_lanes' "
+                       "default, the hand-written _lanes_kernel (coordinates padded from d = 16 on), at E1 "
+                       "(n=20, d=30) and E3 (n=5, d=10); value: the smaller ratio")
 def bench_dln_gd_step() -> dict:
     from claims.even2023._dln import e1_problem, e3_problem, run_lanes
     from claims.even2023._dln_step import run_gd_lanes
@@ -99,7 +101,7 @@ def bench_dln_gd_step() -> dict:
         def declared():
             return run_gd_lanes(problem, gammas, max_steps=steps, tol_rel=0.0)["steps"]
 
-        def hand():  # what run_lanes runs by default
+        def hand():  # what run_lanes runs by default: the hand-written GD kernel, padded
             return run_lanes(problem, gammas, max_steps=steps, tol_rel=0.0).steps
 
         t = time.perf_counter()

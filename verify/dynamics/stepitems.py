@@ -95,7 +95,10 @@ class RowMean:
     the sum starts at −0.0, which adds exactly, as that function takes the single row as is).
     ``lets``: per-row intermediates before ``exprs`` (the common subexpressions). In
     :attr:`StepKernel.row_means` (at θ_t, before the step: a loop over rows around the vectorised loop
-    over slots) or in a :class:`Checkpoint`'s items (the scalar pass)."""
+    over slots) or in a :class:`Checkpoint`'s items (the scalar pass). In a kernel with
+    :attr:`StepKernel.coordinates`, ``lets`` may be :class:`Reduce` over the coordinates of the row
+    (a residual), and a name whose expression reads a per-coordinate quantity is a sum per coordinate
+    (:mod:`.coordloop`)."""
     names: tuple
     exprs: tuple
     lets: tuple = ()
@@ -231,6 +234,30 @@ class StopRule:
 
 
 @dataclass(frozen=True)
+class Reduce:
+    """An in-order reduction over the coordinates j = 0..d−1 (in a :class:`PerCoordinate` block, or a
+    :class:`RowMean`'s per-row intermediates): ``name = init``, then for j = 0, 1, …, d−1
+    ``name = next`` — an expression in ``name`` (the running value) and coordinate j's quantities. The
+    order is the declaration's: ``next = name + x·β`` sums from ``init`` in j order (a residual
+    (…((−y + x_0β_0) + x_1β_1)…) + x_{d−1}β_{d−1}), ``MaxOf(name, |s|)`` is a running maximum, ``name |
+    (s = 1)`` a running "any". ``name`` is a float, or a boolean if ``init`` is one."""
+    name: sp.Symbol
+    init: Any
+    next: Any
+
+
+@dataclass(frozen=True)
+class PerCoordinate:
+    """``items`` evaluated once per coordinate j = 0..d−1 in j order, d a run-time size (the columns
+    of the data array ``Z``, :attr:`StepKernel.coordinates`): printed once, inside a loop over j
+    (:mod:`.coordloop`), however large d. In the block a per-coordinate symbol (a parameter, lane
+    input or data symbol of :attr:`StepKernel.coordinates`, a Let or State of a block, a family row
+    mean) denotes coordinate j's value; scalars are read as they are; a :class:`Reduce` turns the
+    coordinates into a scalar. Where it may stand and what it may hold: :mod:`.coordloop`."""
+    items: tuple
+
+
+@dataclass(frozen=True)
 class StepKernel:
     """One declared blocked GD kernel (see the module docstring)."""
     params: tuple
@@ -255,6 +282,10 @@ class StepKernel:
     int_outputs: tuple = ("outcome", "steps")
     float_outputs: tuple = ()
     label: str = "step_kernel"
+    # the per-coordinate parameters, lane inputs and data symbols: coordinate j's value in a
+    # PerCoordinate block; d rows each of I, Z (the first d columns, then the scalar data) and, for an
+    # output, of out_f (:mod:`.coordloop`)
+    coordinates: tuple = ()
 
 
 def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: sp.Symbol,

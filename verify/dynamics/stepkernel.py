@@ -35,7 +35,9 @@ Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at 
                    int_outputs=("outcome", "steps", "bounces"), float_outputs=("x", "y"))
     compiled_engine(k)(dl, dl_params, lanes, I, max_steps, xtol, out_i, out_f)  # I rows: x₀, y₀, η
 
-The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`.
+The full ℓ(xy) engine of :func:`verify.dynamics.run` is declared so in :mod:`.lxy`. Quantities repeated
+over coordinates j < d, d a run-time size (:class:`PerCoordinate`, :class:`Reduce`: the diagonal
+network's u_j, v_j), are printed once inside loops over j by :mod:`.coordloop`.
 
 Layout and speed, as the hand-written ℓ(xy) kernel it replaces: up to 64 lane slots per block
 (fewer for a large state, :func:`.steplayout.block_width`) in structure-of-arrays rows (F floats, N
@@ -58,18 +60,15 @@ result never depends on the block width, the other lanes in its block or the num
 """
 from __future__ import annotations
 
-import functools
-import math
 import re
-from typing import Any, Callable
 
-import numba
 import numpy as np
 import sympy as sp
 
+from .coordloop import CoordinateItems
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
-                        LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, RareReduction, RareUpdate,
-                        RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+                        LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
+                        RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
 from .steplayout import flat_rows, block_width
 from .stepobservers import _IND, ScalarPassItems
 from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
@@ -82,7 +81,7 @@ _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
 # ----------------------------------------------------------------------------- generation
 
 
-class _Builder(ScalarPassItems):
+class _Builder(ScalarPassItems, CoordinateItems):
     """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
     scalar pass, and what the load and the store of a slot do."""
 
@@ -90,8 +89,10 @@ class _Builder(ScalarPassItems):
         self.k = k
         self.fr: dict = {}  # F rows (floats)
         self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
-        self.lane_rows = (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls),
-                          *(q for m in k.row_means for q in m.names))
+        self.coord_init()  # the per-coordinate quantities (.coordloop): rows of their own
+        self.lane_rows = tuple(q for q in (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants),
+                                           *(c.name for c in k.calls), *(q for m in k.row_means for q in m.names))
+                               if q not in self.fam)
         for q in self.lane_rows:
             self.frow(q)
         self.names = {T: "t"}  # v_<name> for the step's quantities, c_<name> for the run-wide constants
@@ -101,7 +102,7 @@ class _Builder(ScalarPassItems):
         self.body: list[str] = []
         self.flags: list[int] = []  # N rows of the scalar-pass flags
         self.scalar: list[str] = []  # the scalar pass, per flagged slot
-        self.stores_f: dict = {q.name: f"F[{self.fr[q]}, b]" for q in k.params}  # output -> value at the store
+        self.stores_f: dict = {q.name: f"F[{self.fr[q]}, b]" for q in k.params if q in self.fr}  # output -> its value
         self.stores_i: dict = {"outcome": "N[1, b]", "steps": "N[2, b]"}
         self.loads_f: list[tuple] = []  # (row, initial value)
         self.loads_i: list[tuple] = []
@@ -185,6 +186,11 @@ class _Builder(ScalarPassItems):
         if not prelude:  # they step
             kinds.update({LogProduct: self.log_product, RareReduction: self.rare_reduction,
                           RareUpdate: self.rare_update, Doublings: self.doublings})
+        if not prelude:
+            kinds[PerCoordinate] = self.per_coordinate
+            if isinstance(item, Doublings) and set(item.values) & self.fam:
+                kinds[Doublings] = self.coord_doublings
+            self.stepped = self.stepped or not isinstance(item, PerCoordinate)
         if type(item) not in kinds:
             raise TypeError(f"step kernel: {item!r} cannot be a {'prelude' if prelude else 'body'} item")
         self.count += 1
@@ -359,6 +365,8 @@ class _Builder(ScalarPassItems):
 
     def load_lines(self) -> list[str]:
         """A slot takes lane i: its inputs, lane constants and the observers' initial values."""
+        if self.fam:
+            return self.coord_load_lines()
         k, fr = self.k, self.fr
         load = _copies([(fr[q], j) for j, q in enumerate((*k.params, *k.lane_inputs))], "F[{}, b]", "I[{}, i]")
         names = {q: f"F[{fr[q]}, b]" for q in k.lane_inputs}
@@ -378,6 +386,8 @@ class _Builder(ScalarPassItems):
 
     def store_lines(self) -> list[str]:
         """A finished slot's outputs, with the stop rule's per-outcome overrides."""
+        if self.fam:
+            return self.coord_store_lines()
         k = self.k
         final = StepPrinter({q: f"F[{self.fr[q]}, b]" for q in k.params})
         for c in k.finals:
@@ -423,12 +433,13 @@ def kernel_source(k: StepKernel) -> str:
     for item in k.body:
         bld.emit(item)
     for q in k.next_params:
-        if q not in bld.names:
+        if q not in bld.names and q not in bld.fam:
             raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
     post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
-    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)]
+    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)
+              if q not in bld.fam]
     status_lines = selects([f"{_IND}status = {status}", f"{_IND}N[1, b] = status if act else N[1, b]"])
     body, post, writes, post_flags = (selects(lines) for lines in (bld.body, post, writes, bld.post_flags))
     extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
@@ -439,24 +450,36 @@ def kernel_source(k: StepKernel) -> str:
     pargs = "".join(f"{code_name('c', s)}, " for s in k.constants if s in _free(k.lane_constants))
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
-    pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs)}
+    pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs) if q in fr}
     pnames.update({s: code_name("c", s) for s in k.constants})
     means = [" " * 12 + "for b in range(w):"] if k.row_lets else []
-    for c in k.row_lets:
+    for c in () if bld.fam else k.row_lets:
         check_rounding(c.expr, f"row let {c.name}")
         r = bld.frow(("row_let", c.name))
         means.append(f"{' ' * 16}F[{r}, b] = {StepPrinter(pnames).doprint(sp.sympify(c.expr))}")
         pnames[c.name] = f"F[{r}, b]"
-    means += [" " * 12 + line for m in k.row_means for line in bld.row_mean(m, pnames, vector=True)]
+    means += [" " * 12 + line for m in (() if bld.fam else k.row_means) for line in bld.row_mean(m, pnames, vector=True)]
+    if bld.fam:  # the row lets, row means and coordinate loops before the vector loop (.coordloop)
+        bld.coord_check()
+        means = [" " * 12 + line for line in bld.coord_means()]
     zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
-    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()]
-    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
+    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
+    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs) if q not in bld.fam]
+    zero += [" " * 20 + "for j in range(d):\n" + " " * 24 + f"{bld.cell(bld.cr[q])} = 0.0"
+             for q in (*k.params, *k.lane_inputs) if q in bld.fam]
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
-    width = block_width(nfl)
-    return flat_rows(f'''
+    # the per-coordinate rows counted once: a loop over j streams through the coordinates, one at a
+    # time (the diagonal network at d = 30: 32 slots ~5% faster than 16, ~15% faster than 64)
+    width = block_width(nfl + len(bld.cr))
+    # a kernel with per-coordinate rows (.coordloop): d from the inputs' shapes, the rows in C
+    cbuf = f"\n    d = {bld.coord_size()}\n    C = np.zeros((d, _KC_ * {width}))" if bld.fam else ""
+    cio = ", C, d" if bld.fam else ""
+    cpost = "".join(f"\n{' ' * 12}{line}" for line in bld.post)
+    ccompact, cmove = bld.coord_compaction(nfl, nin, width) if bld.fam else ("", "")
+    source = (f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     n = lanes.shape[0]
@@ -464,7 +487,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     # per-slot state: the rows of one flat buffer, row r of slot b at r * {width} + b (steplayout)
     buf = np.zeros({(nfl + nin) * width})
     F = buf[:{nfl * width}]
-    N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0)
+    N = buf[{nfl * width}:].view(np.int64)  # the integer rows (0.0 is the int64 0){cbuf}
     # the row means' stashed intermediates, P[j, i, b]: indices that are literals or loop variables,
     # which LLVM knows are >= 0 (a computed flat index would keep numba's negative-index wraparound)
     P = np.zeros(({bld.scratch_rows}, {"Z.shape[0]" if k.data else 0}, {width}))
@@ -472,7 +495,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
     nxt = 0
     live = 0
     for b in range(w):
-        _load(b, lanes[nxt], I, {pargs}F, N)
+        _load(b, lanes[nxt], I, {pargs}F, N{cio})
         nxt += 1
         live += 1
     while live > 0:
@@ -491,32 +514,33 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
 {nl.join(post_flags)}
 {nl.join(writes)}
                 N[2, b] = select(go, t + 1, t)
-                extra |= {extra}
+                extra |= {extra}{cpost}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots
 {scalar_text}
         for b in range(w):  # write out finished lanes, refill their slots
             if N[1, b] >= 0:
-                _store(b, out_i, out_f, F, N)
+                _store(b, out_i, out_f, F, N{cio})
                 if nxt < n:
-                    _load(b, lanes[nxt], I, {pargs}F, N)
+                    _load(b, lanes[nxt], I, {pargs}F, N{cio})
                     nxt += 1
                 else:
                     N[1, b] = -2
 {nl.join(zero)}
-                    live -= 1
+                    live -= 1{ccompact}
     return 0
 
 
 @numba.njit(cache=True)
-def _load(b, i, I, {pargs}F, N):
+def _load(b, i, I, {pargs}F, N{cio}):
 {nl.join(load)}
 
 
 @numba.njit(cache=True)
-def _store(b, out_i, out_f, F, N):
+def _store(b, out_i, out_f, F, N{cio}):
 {nl.join(store)}
-''', width)
+{cmove}''')
+    return flat_rows(bld.coord_layout(source, width) if bld.fam else source, width)
 
 
 def _copies(pairs, dst: str, src: str) -> list[str]:
@@ -545,46 +569,4 @@ def _call_argument(expr, params, fr) -> str:
     return StepPrinter({q: f"F[{fr[q]}, b]" for q in params}).doprint(sp.sympify(expr))
 
 
-_COMPILED: dict = {}
-
-
-def compile_source(source: str, label: str, kernels: dict | None = None) -> Callable:
-    """The numba ``engine`` of a generated source with the compiled calls ``kernels`` (``{name:
-    function}``) bound as the module-level ``k_name``: one compile per (source, kernels) per process, and
-    through :func:`verify.kernelcache.compiled_module` (numba's on-disk cache) whenever the kernels are
-    importable by name — the generated loss kernels are —, so later processes load it instead of
-    compiling. The single place where generated step-kernel source is compiled."""
-    from ..kernelcache import compiled_module
-
-    bound = {f"k_{name}": fn for name, fn in (kernels or {}).items()}
-    key = (source, tuple(bound.items()))
-    if key not in _COMPILED:
-        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "select": select, **bound}
-        try:
-            _COMPILED[key] = compiled_module(source, label, namespace).engine
-        except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
-            scope = dict(namespace)
-            text = source.replace("cache=True, ", "").replace("numba.njit(cache=True)", "numba.njit")
-            exec(compile(text, f"<verify.dynamics.stepkernel {label}>", "exec"), scope)  # generated from sympy
-            _COMPILED[key] = scope["engine"]
-    return _COMPILED[key]
-
-
-@functools.lru_cache(maxsize=None)
-def _source(k: StepKernel) -> str:
-    return kernel_source(k)
-
-
-def compiled_engine(k: StepKernel) -> Callable:
-    """The compiled engine of a declared kernel, called as ``engine(<k_name, k_name_p for each kernel>,
-    lanes, I, <constants>, out_i, out_f)``: the kernels are bound into a generated module per kernel
-    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration."""
-    names = list(dict.fromkeys(c.kernel for c in k.calls))
-    source = _source(k)
-
-    def engine(*args):
-        kernels = dict(zip(names, args[0:2 * len(names):2]))
-        params = args[1:2 * len(names):2]
-        return compile_source(source, k.label, kernels)(*params, *args[2 * len(names):])
-
-    return engine
+from .stepcompile import compile_source, compiled_engine  # noqa: E402,F401  (re-exported)

@@ -1,0 +1,125 @@
+"""Repeated coordinates in a declared step kernel (verify.dynamics.coordloop): one generated engine runs
+every dimension d (read from the data's columns) and gives, lane by lane, what a plain Python loop
+with the same declared arithmetic in the same order gives; misplaced items are refused."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from verify.dynamics import stepkernel
+from verify.dynamics.stepkernel import (T, Doublings, Let, MaxOf, MaxWhere, PerCoordinate, RareUpdate, Reduce,
+                                        RowMean, State, StepKernel, StopRule, kernel_source)
+
+w, wn, c, x, y, eta, tol = sp.symbols("w wn c x y eta tol", real=True)
+wc, r, ss, G, s, m, mx, acc, lg, q, hm = sp.symbols("wc r ss G s m mx acc lg q hm", real=True)
+big, blow, small, keep = sp.symbols("big blow small keep")
+steps_max = sp.Symbol("steps_max", integer=True)
+N_SNAP = 4
+
+
+def _kernel(**change) -> StepKernel:
+    """GD on the least squares ½ mean_i (Σ_j x_ij c_j w_j − y_i)² in the per-coordinate parameters w_j,
+    with per-coordinate observers: Σ_k (max_j |s_j|/2) s_j², a State with a rare log branch (while
+    max_j |s_j| < 100), Doublings of the first."""
+    spec = dict(
+        params=(w,), next_params=(wn,), lane_inputs=(eta, c), constants=(steps_max, tol), calls=(),
+        data=(x, y), coordinates=(w, c, x),
+        row_lets=(PerCoordinate((Let(wc, w * c),)),),
+        row_means=(RowMean((ss, G), (r ** 2, r * x), (Reduce(r, -y, r + x * wc),)),),
+        body=(PerCoordinate((Let(s, eta * G), Reduce(m, 0.0, MaxOf(m, sp.Abs(s))),
+                             Reduce(big, False, big | (sp.Abs(s) > 1e3)))),
+              MaxWhere(mx, m), Let(blow, big), Let(small, m <= tol), Let(hm, 0.5 * m), Let(keep, m < 100.0),
+              # after the vector loop: its quantities (hm, keep) as they were at this step
+              PerCoordinate((Let(wn, w - s), State(acc, 0.0, acc + hm * s ** 2), State(lg, c, lg + s, where=keep),
+                             RareUpdate(sp.Abs(s) > 0.25, (Let(q, sp.log(sp.Abs(s))), State(lg, c, lg + q))))),
+              Doublings("snap", (acc,), N_SNAP)),
+        stop=StopRule(before=((T >= steps_max, 3),), after=((blow, 2), (small, 0))),
+        int_outputs=("outcome", "steps"),
+        float_outputs=("w", "acc", "lg", "mx", *(f"snap_{p}_0" for p in range(N_SNAP))),
+        label="test_coordloop")
+    spec.update(change)
+    return StepKernel(**spec)
+
+
+def _python(w0, c, e, X, Y, steps_max, tol):
+    """The declared kernel as a lone Python loop (same operations, same order)."""
+    d, n = len(w0), len(Y)
+    w, acc, lg, mx = list(w0), [0.0] * d, list(c), 0.0
+    snap = [[0.0] * d for _ in range(N_SNAP)]
+    t = 0
+    while True:
+        if t >= steps_max:
+            status = 3
+            break
+        wc = [w[j] * c[j] for j in range(d)]
+        start = 0.0 if n > 1 else -0.0
+        ss, G = start, [start] * d
+        for i in range(n):
+            r = -Y[i]
+            for j in range(d):
+                r = r + X[i][j] * wc[j]
+            ss += r * r
+            for j in range(d):
+                G[j] += r * X[i][j]
+        G = [g / n for g in G]
+        s = [e * g for g in G]
+        m, big = 0.0, False
+        for j in range(d):
+            m = max(m, abs(s[j]))
+            big = big or abs(s[j]) > 1e3
+        mx = m if m > mx else mx
+        hm = 0.5 * m
+        for j in range(d):
+            w[j] = w[j] - s[j]
+            acc[j] = acc[j] + hm * (s[j] * s[j])
+            if abs(s[j]) > 0.25:  # the RareUpdate's State replaces the State's update, its where too
+                lg[j] = lg[j] + math.log(abs(s[j]))
+            elif m < 100.0:
+                lg[j] = lg[j] + s[j]
+        t += 1
+        if big:
+            status = 2
+            break
+        if m <= tol:
+            status = 0
+            break
+        if t & (t - 1) == 0 and t < 2 ** N_SNAP:
+            snap[t.bit_length() - 1] = list(acc)
+    return [status, t], [*w, *acc, *lg, mx, *(v for row in snap for v in row)]
+
+
+def test_one_engine_runs_every_dimension_as_a_plain_loop():
+    k = _kernel()
+    source = kernel_source(k)
+    width = int(source.split("w = min(")[1].split(",")[0])
+    engine = stepkernel.compile_source(source, k.label)
+    rng = np.random.default_rng(5)
+    outcomes = set()
+    for d, n in ((1, 1), (3, 2), (4, 5), (7, 6), (9, 3), (13, 4)):  # remainders of the unrolled loops
+        X, Y = rng.normal(size=(n, d)), rng.normal(size=n)
+        lanes = width + 5  # a refilled block and a part-empty one
+        w0 = rng.uniform(-1, 1, (d, lanes))
+        cs = rng.uniform(0.5, 1.5, (d, lanes))
+        e = rng.uniform(0.01, 3.0, lanes) / max(1.0, float(np.linalg.norm(X) ** 2))
+        e[:3] = (1e-3, 50.0, 0.0)
+        out_i, out_f = np.zeros((2, lanes), np.int64), np.zeros((3 * d + 1 + N_SNAP * d, lanes))
+        I = np.vstack([w0, e[None, :], cs])
+        engine(np.arange(lanes), I, np.ascontiguousarray(np.c_[X, Y]), 200, 1e-10, out_i, out_f)
+        for i in range(lanes):
+            ints, floats = _python(w0[:, i], cs[:, i], e[i], X.tolist(), Y.tolist(), 200, 1e-10)
+            assert out_i[:, i].tolist() == ints, (d, n, i)
+            assert np.array_equal(out_f[:, i], floats), (d, n, i)
+            outcomes.add(ints[0])
+    assert outcomes == {0, 2, 3}
+    assert len(engine.signatures) == 1  # one compiled specialisation for every d
+
+
+def test_misplaced_coordinate_items_are_refused():
+    with pytest.raises(TypeError, match="before the vector loop"):  # a State needs the lane's go
+        kernel_source(_kernel(body=(PerCoordinate((Let(s, eta * G), State(acc, 0.0, acc + s))),
+                                    *_kernel().body[1:])))
+    with pytest.raises(ValueError, match="not an intermediate"):
+        kernel_source(_kernel(body=_kernel().body[:-2] + (PerCoordinate((Let(q, w - s),)),)))
+    with pytest.raises(ValueError, match="operands"):  # rounding: a three-term sum has no fixed order
+        kernel_source(_kernel(row_lets=(PerCoordinate((Let(wc, w + c + 1.0),)),)))

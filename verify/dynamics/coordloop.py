@@ -1,0 +1,535 @@
+"""Repeated coordinates in a declared step kernel (:mod:`.stepkernel`): quantities indexed by a
+coordinate j = 0..d−1, d a run-time size, printed once inside loops over j.
+
+A kernel with :attr:`~.stepitems.StepKernel.coordinates` (its per-coordinate parameters, lane inputs
+and data symbols) and :class:`~.stepitems.PerCoordinate` blocks is generated for every d at once: d is
+read from the inputs' shapes (the columns of ``Z`` before its scalar data, else the rows of ``I``), so
+one compiled engine serves every dimension — an unrolled declaration (symbols u0…u{d−1}) compiles
+per d, in a time that grows with d.
+
+Where the pieces go (each a loop over j around the branch-free loop over the block's slots, which
+stays the vectorised one):
+
+* ``row_lets``: a PerCoordinate block of Lets (β_j = u_j v_j) before the row means;
+* ``row_means``: a :class:`~.stepitems.RowMean` whose expression reads a per-coordinate quantity
+  accumulates a per-coordinate sum (G_j = Σ_i r_i x_ij); its per-row intermediates may be
+  :class:`~.stepitems.Reduce` — an in-order reduction over j (the residual r_i = (…(−y_i + x_i0 β_0)
+  + …) + x_{i,d−1} β_{d−1});
+* ``body``: the PerCoordinate blocks before its first other item run before the vector loop (Lets
+  and Reduces of the rows: the parameters, lane inputs, States and row means at θ_t — s_j = γ G_j/n,
+  max_j |s_j|), and the vector loop reads their Reduces; those after it run after the vector loop
+  (Lets, States, RareUpdates, the next values of the per-coordinate parameters), gated by the lane's
+  ``go`` and reading the vector loop's quantities as they were at this step (stashed);
+  :class:`~.stepitems.Doublings` may sample per-coordinate States.
+
+Layout: the per-coordinate rows live in an array ``C`` of their own, one row per coordinate j holding
+its K rows of W slots, ``C[j, k·W + b]``: within the loop over the slots every per-coordinate access
+is a row of one coordinate plus a constant, as the scalar rows are (:mod:`.steplayout`). A data row's
+sums run in groups of rows, a Reduce over j a few coordinates per loop step, the running values in
+registers. Once no lane is left to load, the live slots move to the front of the block. A
+per-coordinate quantity takes d consecutive rows of ``I`` and, as an output, of ``out_f``.
+
+Speed: the loops run across the lanes of a block, so many lanes side by side run faster than a kernel
+looping over one lane's coordinates and rows, few live lanes slower (the diagonal network at d = 30,
+per lane: 32 live lanes ~1.2× the hand-written kernel, 8 ~0.5×, one ~0.25×; ``_dln.run_lanes``).
+
+Rounding: each item is printed as in the unrolled kernel, and a Reduce and a row mean run over j and
+the rows in their declared order, so the coordinate loop changes no bit (tests/test_dln_step.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import sympy as sp
+from sympy.logic.boolalg import Boolean
+
+from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
+from .stepprint import code_name, selects
+
+_KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
+_ROWS = 4  # data rows per group of a per-coordinate row mean
+_UNROLL = 4  # coordinates per loop step of a Reduce over the coordinates of a data row
+
+
+def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
+    """``stmts`` in the loop over the block's slots (and over j, ``per_coordinate``)."""
+    if not stmts:
+        return []
+    head = [f"{ind}for j in range(d):", f"{ind}    for b in range(w):"] if per_coordinate \
+        else [f"{ind}for b in range(w):"]
+    deep = ind + (" " * 8 if per_coordinate else " " * 4)
+    return head + [deep + s for s in stmts]
+
+
+_IND = " " * 16  # the main slot loop's body (as :mod:`.stepobservers`)
+
+
+def _free(item) -> set:
+    """The symbols an item reads (not those it names)."""
+    if isinstance(item, (tuple, list)):
+        return set().union(set(), *(_free(i) for i in item))
+    if dataclasses.is_dataclass(item):
+        out: set = set()
+        for f in dataclasses.fields(item):
+            if f.name not in ("name", "names", "count", "min", "max"):
+                out |= _free(getattr(item, f.name))
+        return out
+    if isinstance(item, (sp.Basic, bool, int, float)) and not isinstance(item, str):
+        return set(sp.sympify(item).free_symbols)
+    return set()
+
+
+def _is_bool(expr) -> bool:
+    return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
+
+
+class CoordinateItems:
+    """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
+
+    def coord_init(self) -> None:
+        k = self.k
+        fam = set(k.coordinates)
+        blocks = [i for i in (*k.row_lets, *k.body) if isinstance(i, PerCoordinate)]
+        for blk in blocks:
+            fam |= {i.name for i in blk.items if isinstance(i, (Let, State))}
+        for m in k.row_means:
+            per_row = {c.name for c in m.lets if isinstance(c, Let) and _free(c) & fam}
+            fam |= {q for q, e in zip(m.names, m.exprs) if sp.sympify(e).free_symbols & (fam | per_row)}
+        self.fam = fam
+        self.cr: dict = {}  # per-coordinate quantity -> its row k within a coordinate
+        self.cout: dict = {}  # output name -> its per-coordinate row
+        self.reduce_rows: dict = {}  # Reduce name -> its row ("F[r, b]" or "N[r, b]")
+        self.main_loads: list[str] = []  # the vector loop reads the Reduces of the blocks before it
+        self.pre: list[str] = []  # the coordinate loops before the vector loop, after it
+        self.post: list[str] = []
+        self.stepped = False  # a body item other than a PerCoordinate block was emitted
+        self.post_stash: dict = {}  # vector-loop quantity -> its row, for the blocks after it
+        self.loads_c: list = []  # (per-coordinate row, initial value)
+        self.written: set = set()  # the per-coordinate parameters a block writes
+        self.bool_names = {i.name for i in (*k.prelude, *k.body) if isinstance(i, Let) and _is_bool(i.expr)}
+        if not fam:
+            return
+        if k.lane_constants and _free(k.lane_constants) & fam:
+            raise ValueError("step kernel: a lane constant cannot read per-coordinate quantities")
+        for q in (*k.params, *k.lane_inputs):
+            if q in fam:
+                self.crow(q)
+                self.cout[q.name] = self.cr[q]
+        for m in k.row_means:
+            for q in m.names:
+                if q in fam:
+                    self.crow(q)
+        # a block's Let is a row if something else reads it (a later block, a RareUpdate in the scalar
+        # pass, an output); else a local of the loop
+        for blk in blocks:
+            own = [i for i in blk.items if isinstance(i, (Let, State, Reduce))]
+            others = [i for b2 in blocks if b2 is not blk for i in b2.items]
+            others += [i for i in blk.items if isinstance(i, RareUpdate)]
+            others += [i for i in (*k.body, *k.prelude, *k.finals) if not isinstance(i, PerCoordinate)]
+            read = _free(others) | {q for q in fam if q.name in k.float_outputs}
+            for i in own:
+                if isinstance(i, State) or (isinstance(i, Let) and i.name in read):
+                    self.crow(i.name)
+                if isinstance(i, State):
+                    self.cout[i.name.name] = self.cr[i.name]
+
+    def crow(self, key) -> int:
+        self.cr[key] = len(self.cr)
+        return self.cr[key]
+
+    @staticmethod
+    def cell(k: int, j: str = "j") -> str:
+        return f"C[{j}, {k}, b]"
+
+    # ------------------------------------------------------------------ names in a coordinate loop
+    def scalar_rows(self, post: bool) -> dict:
+        """The scalars a coordinate loop reads from rows: constants, lane rows, States at θ_t (before
+        the vector loop; after it, the values stashed by it), the Reduces of earlier blocks."""
+        k = self.k
+        names = {s: code_name("c", s) for s in k.constants}
+        fixed = (*k.lane_inputs, *(c.name for c in k.lane_constants), *(c.name for c in k.calls))
+        if not post:
+            names.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
+            names.update(self.state_rows)
+        else:
+            names.update({q: f"F[{self.fr[q]}, b]" for q in fixed if q in self.fr})
+            names.update(self.post_stash)
+        names.update({q: (f"({r} != 0)" if r.startswith("N") else r) for q, r in self.reduce_rows.items()})
+        return names
+
+    def stash_for_post(self, symbols) -> None:
+        """The vector loop's quantities a later coordinate loop reads, as they are at this step."""
+        fixed = {*self.k.lane_inputs, *(c.name for c in self.k.lane_constants), *self.k.constants,
+                 *self.reduce_rows}
+        for s in sorted(symbols, key=lambda s: s.name):
+            if s in self.fam or s in fixed or s in self.post_stash or s not in self.names:
+                continue
+            if s.is_integer or s in self.bool_names:
+                r = self.nrow(("post", s))
+                self.body.append(f"{_IND}N[{r}, b] = {self.names[s]}")
+                self.post_stash[s] = f"N[{r}, b]" if s.is_integer else f"(N[{r}, b] != 0)"
+            else:
+                r = self.frow(("post", s))
+                self.body.append(f"{_IND}F[{r}, b] = {self.names[s]}")
+                self.post_stash[s] = f"F[{r}, b]"
+
+    # ------------------------------------------------------------------ blocks
+    def per_coordinate(self, n, item: PerCoordinate, tag):
+        post = self.stepped
+        allowed = (Let, State, RareUpdate) if post else (Let, Reduce)
+        for i in item.items:
+            if not isinstance(i, allowed):
+                raise TypeError(f"step kernel: {i!r} cannot be in a PerCoordinate block "
+                                f"{'after' if post else 'before'} the vector loop")
+        if post:
+            go = self.nrow(("go", n))
+            self.body.append(f"{_IND}N[{go}, b] = 1 if go else 0")
+            self.stash_for_post(_free(item.items))
+        lines = self.coordinate_loop(n, item.items, self.scalar_rows(post), go if post else None)
+        (self.post if post else self.pre).extend(lines)
+
+    def coordinate_loop(self, n, items, scalars: dict, go_row) -> list[str]:
+        """``for j: for b:`` around ``items``, with the Reduces' initial values and the RareUpdates'
+        flags set before it (the flags ORed into ``extra`` after it)."""
+        names = dict(scalars)
+        head, body, tail = [], [], []
+        reads = _free(items)
+        defined: set = set()
+        held: dict = {}
+        for i in items:
+            if isinstance(i, RareUpdate):
+                for s in i.items:
+                    if isinstance(s, State):
+                        held.setdefault(s.name, []).append(i.where)
+        rare_flag = None
+        loads = []
+        lets = {i.name for i in items if isinstance(i, Let)}
+        for s in sorted(reads - lets, key=lambda s: s.name):
+            if s in self.fam and s in self.cr:
+                loads.append(f"v{self.local(s)[1:]} = {self.cell(self.cr[s])}")
+                names[s] = f"v{self.local(s)[1:]}"
+        if go_row is not None:
+            loads.insert(0, f"go = N[{go_row}, b] != 0")
+        for i in items:
+            tag = f"PerCoordinate {type(i).__name__}({getattr(i, 'name', '')})"
+            if isinstance(i, Let):
+                if i.name in names and i.name not in self.cr:
+                    raise ValueError(f"step kernel: {i.name} declared twice")
+                local = self.local(i.name)
+                body.append(f"{local} = {self.expr(i.expr, tag, i.printed_order, names)}")
+                names[i.name] = local
+                if i.name in self.cr:
+                    body.append(f"{self.cell(self.cr[i.name])} = {local}")
+            elif isinstance(i, Reduce):
+                boolean = _is_bool(i.init)
+                if boolean:
+                    r = self.nrow(("reduce", i.name))
+                    row, value = f"N[{r}, b]", f"(N[{r}, b] != 0)"
+                    head.append(f"{row} = 1 if {self.expr(i.init, tag, False, scalars)} else 0")
+                else:
+                    r = self.frow(("reduce", i.name))
+                    row = value = f"F[{r}, b]"
+                    head.append(f"{row} = {self.expr(i.init, tag, False, scalars)}")
+                names[i.name] = value
+                nxt = self.expr(i.next, tag, False, names)
+                body.append(f"{row} = 1 if {nxt} else 0" if boolean else f"{row} = {nxt}")
+                self.reduce_rows[i.name] = row
+                if i.name in self.names:
+                    raise ValueError(f"step kernel: {i.name} declared twice")
+                self.names[i.name] = self.local(i.name)
+                self.main_loads.append(f"{_IND}{self.local(i.name)} = {value}")
+            elif isinstance(i, State):
+                row = self.cell(self.cr[i.name])
+                cond = "go" if i.where is True else f"go & {self.expr(i.where, tag, False, names)}"
+                cond += "".join(f" & (not {self.expr(w, tag, False, names)})" for w in held.get(i.name, ()))
+                body.append(f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}) else {row}")
+                self.loads_c.append((self.cr[i.name], i.init))
+            elif isinstance(i, RareUpdate):
+                here = f"(go & {self.expr(i.where, tag, False, names)})"
+                if rare_flag is None:
+                    rare_flag = self.nrow(("rareupdate", n))
+                    head.append(f"N[{rare_flag}, b] = 0")
+                    tail.append(f"extra |= N[{rare_flag}, b]")
+                body.append(f"N[{rare_flag}, b] = 1 if (N[{rare_flag}, b] | {here}) else 0")
+                self.coord_rare_pass(n, i, rare_flag)
+            defined.add(getattr(i, "name", None))
+        for p, q in zip(self.k.params, self.k.next_params):  # θ_j' written once the block has it
+            if p in self.fam and q in defined:
+                if p not in names:
+                    loads.append(f"{self.local(p)} = {self.cell(self.cr[p])}")
+                    names[p] = self.local(p)
+                body.append(f"{self.cell(self.cr[p])} = {names[q]} if go else {names[p]}")
+                self.written.add(p)
+        lines = []
+        if head:
+            lines += ["for b in range(w):", *selects([f"    {h}" for h in head])]
+        lines += ["for j in range(d):", "    for b in range(w):"]
+        lines += selects([" " * 8 + s for s in (*loads, *body)])
+        if tail:
+            lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
+        return lines
+
+    def coord_rare_pass(self, n, item: RareUpdate, flag: int) -> None:
+        """The scalar pass of a RareUpdate in a coordinate loop: for each coordinate where it holds."""
+        names = self.scalar_rows(True)
+        for s in _free(item):
+            if s in self.fam:
+                if s not in self.cr:
+                    raise ValueError(f"step kernel: RareUpdate reads {s}, not a row")
+                names[s] = self.cell(self.cr[s])
+        code = ["    for j in range(d):", f"        if {self.expr(item.where, 'RareUpdate', False, names)}:"]
+        for i in item.items:
+            if isinstance(i, Let):
+                code.append(f"            {code_name(f's{n}', i.name)} = {self.expr(i.expr, 'RareUpdate', False, names)}")
+                names[i.name] = code_name(f"s{n}", i.name)
+            elif isinstance(i, State) and i.name in self.cr:
+                code.append(f"            {self.cell(self.cr[i.name])} = {self.expr(i.next, 'RareUpdate', False, names)}")
+            else:
+                raise TypeError(f"step kernel: {i!r} cannot be a per-coordinate RareUpdate item")
+        self.scalar += [f"if N[{flag}, b]:", *code]
+
+    def coord_doublings(self, n, item: Doublings, tag) -> None:
+        """Doublings of per-coordinate States: n_snap rows per coordinate, copied in the scalar pass."""
+        nv = len(item.values)
+        rows = [self.crow((item.name, q)) for q in range(item.count * nv)]
+        if not rows:
+            return
+        self.loads_c += [(r, 0.0) for r in rows]
+        rf = self.nrow(("doublings", n))
+        self.flags.append(rf)
+        self.post_flags.append(f"{_IND}N[{rf}, b] = 1 if (go & (status == -1) & (((t + 1) & t) == 0) & "
+                               f"(t + 1 < {2 ** item.count})) else 0")
+        self.scalar += [f"if N[{rf}, b]:", "    kk = N[2, b]", "    jp = 0",
+                        "    while kk > 1:", "        kk >>= 1", "        jp += 1", "    for j in range(d):"]
+        for q, v in enumerate(item.values):
+            if v not in self.cr:
+                raise ValueError(f"step kernel: Doublings of {v}: not a per-coordinate State")
+            self.scalar.append(f"        C[j, {rows[0]} + {nv} * jp + {q}, b] = {self.cell(self.cr[v])}")
+        self.cout.update({f"{item.name}_{p}_{q}": rows[p * nv + q] for p in range(item.count) for q in range(nv)})
+
+    # ------------------------------------------------------------------ the data pass
+    def coord_means(self) -> list[str]:
+        """The row lets and the row means, the per-coordinate ones in loops over j (relative indent)."""
+        k, lines = self.k, []
+        names = self.scalar_rows(False)
+        names.update({q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)})
+        scalar = [c for c in k.row_lets if not isinstance(c, PerCoordinate)]
+        if scalar:
+            lines.append("for b in range(w):")
+            for c in scalar:
+                r = self.frow(("row_let", c.name))
+                lines.append(f"    F[{r}, b] = {self.expr(c.expr, f'row let {c.name}', False, names)}")
+                names[c.name] = f"F[{r}, b]"
+        for blk in (c for c in k.row_lets if isinstance(c, PerCoordinate)):
+            for c in blk.items:
+                if not isinstance(c, Let):
+                    raise TypeError(f"step kernel: {c!r} cannot be a per-coordinate row let")
+                if c.name not in self.cr:
+                    self.crow(c.name)
+                names[c.name] = self.cell(self.cr[c.name])
+            lines += ["for j in range(d):", "    for b in range(w):"]
+            lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
+                      for c in blk.items]
+        for m in k.row_means:
+            lines += self.coord_row_mean(m, names)
+        return lines + self.pre
+
+    def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
+        """``m`` over the data rows in groups of ``_ROWS`` (then the remaining rows one by one): each
+        row's intermediates (a Reduce over j with ``_UNROLL`` coordinates per loop step, its running
+        value in a register), then the group's terms added to each sum in row order — the order of
+        one row at a time, with a loop over j and the slots per group instead of per row."""
+        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
+        lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
+        lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
+        rows = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
+        lines.append(f"for i in range(0, Z.shape[0] - {_ROWS - 1}, {_ROWS}):")
+        lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows)]
+        lines.append(f"for i in range(Z.shape[0] - Z.shape[0] % {_ROWS}, Z.shape[0]):")
+        lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows)]
+        if m.mean:
+            for per_coordinate in (False, True):
+                lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
+                                if (q in self.fam) == per_coordinate], per_coordinate)
+        return lines
+
+    def row_names(self, names: dict, row: str, j: str = "j") -> dict:
+        """The data symbols of data row ``row`` (coordinate ``j`` for the per-coordinate ones)."""
+        names, col = dict(names), 0
+        for z in self.k.data:
+            if z in self.fam:
+                names[z] = f"Z[{row}, {j}]"
+            else:
+                names[z] = f"Z[{row}, d + {col}]"
+                col += 1
+        return names
+
+    def at(self, names: dict, j: str) -> dict:
+        """``names`` with the per-coordinate rows at coordinate ``j``."""
+        out = dict(names)
+        out.update({q: self.cell(self.cr[q], j) for q in self.cr if isinstance(q, sp.Symbol) and q in names})
+        return out
+
+    def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict) -> list[str]:
+        """The rows i, …, i + size − 1 of a row mean: their intermediates (one loop per intermediate for
+        the group's rows: a Reduce reads coordinate j's quantities once for all of them), then their
+        terms of each sum, added in row order."""
+        lines = []
+        group = [f"i + {u}" if size > 1 else "i" for u in range(size)]
+        lets: list = [{} for _ in group]  # each row's intermediates
+        for c in m.lets:
+            regs = []
+            for u in range(size):
+                key = ("row", c.name, u)
+                if key not in rows[u]:
+                    rows[u][key] = self.frow(key)
+                regs.append(f"F[{rows[u][key]}, b]")
+            if isinstance(c, Reduce):
+                if _is_bool(c.init):
+                    raise TypeError("step kernel: a row mean's Reduce is a float")
+                lines += _loop([f"{reg} = {self.expr(c.init, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
+                                for reg, row, lt in zip(regs, group, lets)], False)
+                lines += self.reduce_over_j(c, regs, names, group, lets, m.printed_order)
+            elif _free(c) & self.fam:
+                raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
+            else:
+                lines += _loop([f"{reg} = {self.expr(c.expr, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
+                                for reg, row, lt in zip(regs, group, lets)], False)
+            for reg, lt in zip(regs, lets):
+                lt[c.name] = reg
+        per_row = [{**self.row_names(names, row), **lt} for row, lt in zip(group, lets)]
+        for per_coordinate in (False, True):
+            stmts = []  # one running value per sum, in a register across the group's rows
+            for n, (q, e) in enumerate((q, e) for q, e in zip(m.names, m.exprs) if (q in self.fam) == per_coordinate):
+                stmts.append(f"a{n} = {acc[q]}")
+                stmts += [f"a{n} = a{n} + {self.expr(e, 'row mean', m.printed_order, rn)}" for rn in per_row]
+                stmts.append(f"{acc[q]} = a{n}")
+            lines += _loop(stmts, per_coordinate)
+        return lines
+
+    def reduce_over_j(self, c: Reduce, regs: list, names: dict, group: list, lets: list,
+                      printed_order: bool) -> list[str]:
+        """``reg = next`` for j = 0..d−1 in order, for each row of the group (register ``regs[u]`` of
+        row ``group[u]``), ``_UNROLL`` coordinates per loop step, the running values in registers."""
+        def steps(count: int) -> list[str]:
+            out = [f"a{u} = {reg}" for u, reg in enumerate(regs)]
+            for v in range(count):
+                jv = f"j + {v}" if count > 1 else "j"
+                for u, (row, lt) in enumerate(zip(group, lets)):
+                    rn = {**self.at(self.row_names(names, row, jv), jv), **lt, c.name: f"a{u}"}
+                    out.append(f"a{u} = {self.expr(c.next, 'row mean', printed_order, rn)}")
+            return [" " * 8 + line for line in (*out, *(f"{reg} = a{u}" for u, reg in enumerate(regs)))]
+
+        return [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", "    for b in range(w):", *steps(_UNROLL),
+                f"for j in range(d - d % {_UNROLL}, d):", "    for b in range(w):", *steps(1)]
+
+    # ------------------------------------------------------------------ load, store, template
+    def io_rows(self, symbols) -> dict:
+        """``symbol -> (a, c)``: its first row a·d + c of I (or out_f), per-coordinate ones taking d."""
+        out, a, c = {}, 0, 0
+        for q in symbols:
+            out[q] = (a, c)
+            if q in self.fam or (isinstance(q, str) and q in self.cout):
+                a += 1
+            else:
+                c += 1
+        return out
+
+    def coord_load_lines(self) -> list[str]:
+        k = self.k
+        rows = self.io_rows((*k.params, *k.lane_inputs))
+        load = []
+        for q, (a, c) in rows.items():
+            if q in self.fam:
+                load += ["    for j in range(d):", f"        {self.cell(self.cr[q])} = I[{a} * d + {c} + j, i]"]
+            else:
+                load.append(f"    F[{self.fr[q]}, b] = I[{a} * d + {c}, i]")
+        names = {q: f"F[{self.fr[q]}, b]" for q in k.lane_inputs if q not in self.fam}
+        names.update({q: self.cell(self.cr[q]) for q in k.lane_inputs if q in self.fam})
+        names.update({s: code_name("c", s) for s in k.constants})
+        for c in k.lane_constants:
+            load.append(f"    F[{self.fr[c.name]}, b] = {self.expr(c.expr, 'lane constant', False, names)}")
+        for r, v in self.loads_f:
+            load.append(f"    F[{r}, b] = {v if isinstance(v, str) else self.expr(v, 'init', False, names)}")
+        if self.loads_c:
+            load.append("    for j in range(d):")
+            load += [f"        {self.cell(r)} = {self.expr(v, 'init', False, names)}" for r, v in self.loads_c]
+        load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
+        return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
+
+    def coord_store_lines(self) -> list[str]:
+        k = self.k
+        from .stepprint import lit
+        store = ["    i = N[0, b]", "    status = N[1, b]"]
+        store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
+        rows = self.io_rows(k.float_outputs)
+        for name, (a, c) in rows.items():
+            if name in self.cout:
+                store += ["    for j in range(d):", f"        out_f[{a} * d + {c} + j, i] = {self.cell(self.cout[name])}"]
+                continue
+            value = self.stores_f[name]
+            for o, oname, v in k.stop.overrides:
+                if oname == name:
+                    value = f"({lit(v)} if status == {int(o)} else {value})"
+            store.append(f"    out_f[{a} * d + {c}, i] = {value}")
+        return store
+
+    def coord_compaction(self, nfl: int, nin: int, width: int) -> tuple[str, str]:
+        """Once no lane is left to load, the live slots are moved to the front of the block and the
+        loops over the slots shortened to them: a block whose lanes stop at different steps no longer
+        runs its empty slots (a lane's arithmetic does not depend on its slot). The code after the
+        refill loop, and ``_move``."""
+        compact = f"""
+        if nxt >= n:  # no lane left to load: the live slots to the front, the loops over them only
+            b = 0
+            while b < w:
+                if N[1, b] == -2:
+                    w -= 1
+                    if b < w:
+                        _move(w, b, F, N, C, d)
+                        N[{width} + w] = -2  # row 1: the status
+                else:
+                    b += 1"""
+        move = f"""
+
+@numba.njit(cache=True)
+def _move(a, b, F, N, C, d):
+    for r in range({nfl}):
+        F[r * {width} + b] = F[r * {width} + a]
+    for r in range({nin}):
+        N[r * {width} + b] = N[r * {width} + a]
+    for j in range(d):
+        for k in range({max(len(self.cr), 1)}):
+            C[j, k * {width} + b] = C[j, k * {width} + a]
+"""
+        return compact, move
+
+    def coord_check(self) -> None:
+        for p in self.k.params:
+            if p in self.fam and p not in self.written:
+                raise ValueError(f"step kernel: per-coordinate parameter {p} has no next value in a block")
+
+    def coord_layout(self, source: str, width: int) -> str:
+        """The per-coordinate rows ``C[j, k, b]`` laid out in rows of ``width`` slots, ``C[j, k·width + b]``
+        (C has d rows: one per coordinate, its K rows side by side; j a loop index or j + a literal,
+        which LLVM knows is >= 0: a computed flat index kept numba's negative-index wraparound and
+        ran ~2× slower)."""
+        def flat(m):
+            j, row = m.groups()
+            return f"C[{j}, {int(row) * width} + b]" if row.isdigit() else f"C[{j}, ({row}) * {width} + b]"
+
+        source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
+        source = re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
+        return source
+
+    def coord_size(self) -> str:
+        """d from the inputs' shapes."""
+        k = self.k
+        nd = [z for z in k.data if z in self.fam]
+        if nd:
+            return f"Z.shape[1] - {len(k.data) - len(nd)}"
+        inputs = (*k.params, *k.lane_inputs)
+        nf = sum(1 for q in inputs if q in self.fam)
+        return f"(I.shape[0] - {len(inputs) - nf}) // {nf}"

@@ -1,0 +1,59 @@
+"""Compiling a declared step kernel's generated source (:mod:`.stepkernel`): once per process per
+(source, bound kernels), through numba's on-disk cache when it can (:mod:`verify.kernelcache`)."""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable
+
+import numba
+import numpy as np
+
+from .stepitems import StepKernel
+from .stepprint import select
+
+_COMPILED: dict = {}
+
+
+def compile_source(source: str, label: str, kernels: dict | None = None) -> Callable:
+    """The numba ``engine`` of a generated source with the compiled calls ``kernels`` (``{name:
+    function}``) bound as the module-level ``k_name``: one compile per (source, kernels) per process, and
+    through :func:`verify.kernelcache.compiled_module` (numba's on-disk cache) whenever the kernels are
+    importable by name — the generated loss kernels are —, so later processes load it instead of
+    compiling. The single place where generated step-kernel source is compiled."""
+    from ..kernelcache import compiled_module
+
+    bound = {f"k_{name}": fn for name, fn in (kernels or {}).items()}
+    key = (source, tuple(bound.items()))
+    if key not in _COMPILED:
+        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "select": select, **bound}
+        try:
+            _COMPILED[key] = compiled_module(source, label, namespace).engine
+        except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
+            scope = dict(namespace)
+            text = source.replace("cache=True, ", "").replace("numba.njit(cache=True)", "numba.njit")
+            exec(compile(text, f"<verify.dynamics.stepkernel {label}>", "exec"), scope)  # generated from sympy
+            _COMPILED[key] = scope["engine"]
+    return _COMPILED[key]
+
+
+@functools.lru_cache(maxsize=None)
+def _source(k: StepKernel) -> str:
+    from .stepkernel import kernel_source
+
+    return kernel_source(k)
+
+
+def compiled_engine(k: StepKernel) -> Callable:
+    """The compiled engine of a declared kernel, called as ``engine(<k_name, k_name_p for each kernel>,
+    lanes, I, <constants>, out_i, out_f)``: the kernels are bound into a generated module per kernel
+    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration."""
+    names = list(dict.fromkeys(c.kernel for c in k.calls))
+    source = _source(k)
+
+    def engine(*args):
+        kernels = dict(zip(names, args[0:2 * len(names):2]))
+        params = args[1:2 * len(names):2]
+        return compile_source(source, k.label, kernels)(*params, *args[2 * len(names):])
+
+    return engine
