@@ -123,3 +123,28 @@ def test_misplaced_coordinate_items_are_refused():
         kernel_source(_kernel(body=_kernel().body[:-2] + (PerCoordinate((Let(q, w - s),)),)))
     with pytest.raises(ValueError, match="operands"):  # rounding: a three-term sum has no fixed order
         kernel_source(_kernel(row_lets=(PerCoordinate((Let(wc, w + c + 1.0),)),)))
+
+
+def test_reads_of_a_value_already_advanced_this_step_are_refused():
+    """Every item reads θ_t; a RareUpdate's scalar pass and a block after another one run once the
+    coordinate loop has stored θ_{t+1} (and the States' next values), so reading those there is refused
+    (a reviewer's reproducers: they compiled and silently read step t + 1)."""
+    body = list(_kernel().body)
+    rare_reads_w = list(body)
+    rare_reads_w[-2] = PerCoordinate((Let(wn, w - s), State(acc, 0.0, acc + hm * s ** 2),
+                                      State(lg, c, lg + s, where=keep),
+                                      RareUpdate(sp.Abs(s) > 0.25, (Let(q, w), State(lg, c, lg + q)))))
+    with pytest.raises(ValueError, match="RareUpdate reads w"):
+        kernel_source(_kernel(body=tuple(rare_reads_w)))
+    two_blocks = (*body[:-2], PerCoordinate((Let(wn, w - s),)),
+                  PerCoordinate((State(acc, 0.0, acc + w * s), State(lg, c, lg + s))), body[-1])
+    with pytest.raises(ValueError, match="block reads w"):
+        kernel_source(_kernel(body=two_blocks))
+
+
+def test_two_per_coordinate_data_symbols_are_refused():
+    """Z holds one per-coordinate data symbol's d columns (then the scalar ones): a second one would
+    silently read the first one's columns."""
+    x2 = sp.Symbol("x2", real=True)
+    with pytest.raises(ValueError, match="at most one per-coordinate data symbol"):
+        kernel_source(_kernel(data=(x, x2, y), coordinates=(w, c, x, x2)))

@@ -25,7 +25,7 @@ are live (one lane: ~4× slower), the catalogue's case: :func:`._dln.run_lanes` 
   Σ_k 2γ²λ_min/max(XXᵀ/n) L(β_k) (``sum_grad_curv``);
 * the log-gains ln α_{±,k+1} = ln α_{±,k} − q_±(s_k)/2 and Gain += (q_+ + q_−)/2 (spec §0.6, def8) by
   the series of ``_dln._series`` with all 7 terms (``_lanes_kernel`` skips those below a quarter ulp
-  of the sums, which changes no bit: tested), and for |s_j| ≥ 0.05 (or NaN) by ``_qpm``'s logs,
+  of the sums, which changes no bit: tested), and for |s_j| ≥ 0.05 by ``_qpm``'s logs (a NaN s_j gives NaN either way),
   recomputed in the scalar pass (:class:`~verify.dynamics.stepitems.RareUpdate`);
 * Gain after the steps k = 2^j, j < ``n_snap`` (:class:`~verify.dynamics.stepitems.Doublings`);
 * before a step: the budget (``stalled``), L not finite or > 1e250 (``blown_up``), L ≤ tol_rel·L(β₀)
@@ -110,7 +110,8 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
         *lets, Let(qs, qp + qm),
         State(lp, ln_alpha, lp - 0.5 * qp), State(lm, ln_alpha, lm - 0.5 * qm),
         State(gain, 0.0, gain + 0.5 * qs), State(s2, 0.0, s2 + s ** 2),  # Σ_k s_k²
-        # |s| >= 0.05 (or NaN): the logs of _qpm instead of the series, in the scalar pass
+        # |s| >= 0.05: the logs of _qpm instead of the series, in the scalar pass (sympy prints the
+        # condition as abs(s) >= 0.05, so a NaN s keeps the series: NaN either way, as in _qpm)
         RareUpdate(sp.Not(sp.Abs(s) < 0.05), (
             Let(a, -2.0 * s), Let(b_, 2.0 * s),
             Let(la, sp.log(sp.Abs(1.0 - s))), Let(lb, sp.log(sp.Abs(1.0 + s))),

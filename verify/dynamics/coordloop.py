@@ -107,9 +107,14 @@ class CoordinateItems:
         self.post_stash: dict = {}  # vector-loop quantity -> its row, for the blocks after it
         self.loads_c: list = []  # (per-coordinate row, initial value)
         self.written: set = set()  # the per-coordinate parameters a block writes
+        self.written_states: set = set()  # the per-coordinate States a block writes
         self.bool_names = {i.name for i in (*k.prelude, *k.body) if isinstance(i, Let) and _is_bool(i.expr)}
         if not fam:
             return
+        per_coordinate_data = [z for z in k.data if z in fam]
+        if len(per_coordinate_data) > 1:
+            # Z holds one per-coordinate data symbol's d columns, then the scalar ones (coord_size)
+            raise ValueError(f"step kernel: at most one per-coordinate data symbol, got {per_coordinate_data}")
         if k.lane_constants and _free(k.lane_constants) & fam:
             raise ValueError("step kernel: a lane constant cannot read per-coordinate quantities")
         for q in (*k.params, *k.lane_inputs):
@@ -206,6 +211,11 @@ class CoordinateItems:
         loads = []
         lets = {i.name for i in items if isinstance(i, Let)}
         for s in sorted(reads - lets, key=lambda s: s.name):
+            if s in self.written or s in self.written_states:
+                # an earlier block already stored its value for the next step: this block would read
+                # θ_{t+1} where every other item reads θ_t
+                raise ValueError(f"step kernel: a PerCoordinate block reads {s}, which an earlier block has "
+                                 "already advanced this step; read it in that block or before it")
             if s in self.fam and s in self.cr:
                 loads.append(f"v{self.local(s)[1:]} = {self.cell(self.cr[s])}")
                 names[s] = f"v{self.local(s)[1:]}"
@@ -245,6 +255,7 @@ class CoordinateItems:
                 cond += "".join(f" & (not {self.expr(w, tag, False, names)})" for w in held.get(i.name, ()))
                 body.append(f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}) else {row}")
                 self.loads_c.append((self.cr[i.name], i.init))
+                self.written_states.add(i.name)
             elif isinstance(i, RareUpdate):
                 here = f"(go & {self.expr(i.where, tag, False, names)})"
                 if rare_flag is None:
@@ -273,10 +284,18 @@ class CoordinateItems:
     def coord_rare_pass(self, n, item: RareUpdate, flag: int) -> None:
         """The scalar pass of a RareUpdate in a coordinate loop: for each coordinate where it holds."""
         names = self.scalar_rows(True)
+        own = {i.name for i in item.items if isinstance(i, State)}
+        advanced = set(self.k.params) | {i.name for i in (*self.k.row_lets, *self.k.body) if isinstance(i, PerCoordinate)
+                                         for i in i.items if isinstance(i, State)}
         for s in _free(item):
             if s in self.fam:
                 if s not in self.cr:
                     raise ValueError(f"step kernel: RareUpdate reads {s}, not a row")
+                if s in advanced and s not in own:
+                    # the scalar pass runs after the coordinate loop stored θ_{t+1} and the States'
+                    # next values (its own States are held back where it fires): it would read step t+1
+                    raise ValueError(f"step kernel: a per-coordinate RareUpdate reads {s}, which its block "
+                                     "has already advanced; pass the value through a Let of the block")
                 names[s] = self.cell(self.cr[s])
         code = ["    for j in range(d):", f"        if {self.expr(item.where, 'RareUpdate', False, names)}:"]
         for i in item.items:
