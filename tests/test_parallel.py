@@ -211,3 +211,24 @@ def test_modules_declaring_the_same_shared_runs_are_one_worker_task(tmp_path, mo
         with pytest.raises(ValueError, match="string literal"):
             shared_runs(f"sharedruns_probe.{name}")
     assert shared_runs("sharedruns_probe.good") == "x"
+
+
+def test_the_costliest_module_task_is_submitted_first(tmp_path, monkeypatch):
+    """Costs remembered from an earlier run order the module tasks, longest first (so no worker starts
+    a long claim last); without costs, the group with most claims comes first; the costs file
+    round-trips and a broken one counts as empty."""
+    from verify import costs
+    from verify.parallel import ClaimTask, _module_groups
+
+    monkeypatch.setenv("EOS_VERIFY_KERNEL_CACHE", str(tmp_path / "cache"))
+    ids = ["even2023.fact6", "even2023.fig2", "even2023.prop15", "even2023.prop16", "ahn2023.lem1"]
+    tasks = [ClaimTask(i, 0, "full") for i in ids]
+    assert len(_module_groups(tasks, workers=2)[0]) == 3
+    seconds = {"even2023.fact6": 1.0, "even2023.fig2": 1.0, "even2023.prop15": 1.0, "even2023.prop16": 20.0,
+               "ahn2023.lem1": 0.5}
+    first = _module_groups(tasks, workers=2, seconds=seconds)[0]
+    assert [t.claim_id for t in first] == ["even2023.prop16"]
+    costs.remember("full", seconds)
+    assert costs.load("full") == seconds and costs.load("quick") == {}
+    costs.costs_file().write_text("not json")
+    assert costs.load("full") == {}

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from . import costs
 from .claim import (Claim, Context, Evidence, Result, Status, _jsonable, catalogue, claims_in_module, combine,
                     derive_seed, run_claim, run_planted)
 
@@ -231,26 +232,33 @@ def run_claims(claims: Sequence[Claim], runner: Runner, *, seed: int, budget: st
     tasks = [ClaimTask(c.id, seed, budget, planted, figures) for c in claims]
     if runner.workers == 1 or len(claims) == 1:
         mapper = runner.map if runner.workers > 1 else None
+        seconds = {}
         for i, (claim, task) in enumerate(zip(claims, tasks), 1):
             if progress:
                 progress(f"[{i}/{len(claims)}] {claim.id}")
-            yield run_claim_task(task, claim, mapper)
+            outcome = run_claim_task(task, claim, mapper)
+            seconds[claim.id] = outcome.seconds
+            yield outcome
+        costs.remember(budget, seconds)
         return
     # one task per claim module, or per set of modules declaring the same SHARED_RUNS (largest
     # first): their claims share cached runs, which a per-claim split would compute once per
     # worker; the outcomes are the same either way
-    groups = _module_groups(tasks, runner.workers)
+    groups = _module_groups(tasks, runner.workers, costs.load(budget))
     if progress:
         progress(f"{len(tasks)} claims in {len(groups)} module tasks on {runner.label}")
     ready: dict[str, ClaimOutcome] = {}
+    seconds: dict[str, float] = {}
     pending = runner.map(run_claim_tasks, groups)
     for i, task in enumerate(tasks, 1):
         while task.claim_id not in ready:
             for outcome in next(pending):
                 ready[outcome.claim_id] = outcome
+                seconds[outcome.claim_id] = outcome.seconds
                 if progress:
                     progress(f"{outcome.claim_id} done ({outcome.seconds:.1f} s on {outcome.worker})")
         yield ready.pop(task.claim_id)
+    costs.remember(budget, seconds)
 
 
 def run_claim_tasks(tasks: Sequence[ClaimTask]) -> list[ClaimOutcome]:
@@ -258,10 +266,14 @@ def run_claim_tasks(tasks: Sequence[ClaimTask]) -> list[ClaimOutcome]:
     return [run_claim_task(t) for t in tasks]
 
 
-def _module_groups(tasks: list[ClaimTask], workers: int) -> list[tuple[ClaimTask, ...]]:
+def _module_groups(tasks: list[ClaimTask], workers: int,
+                   seconds: dict[str, float] | None = None) -> list[tuple[ClaimTask, ...]]:
     """Tasks grouped by declaring module — modules that declare the same ``SHARED_RUNS`` label
-    (:func:`verify.listing.shared_runs`) form one group — largest group first; groups are halved
-    while there are fewer groups than workers (``check ahn2023.thm2`` selects claims of one module)."""
+    (:func:`verify.listing.shared_runs`) form one group — costliest group first (``seconds``: each
+    claim's time in an earlier run, :mod:`verify.costs`; a claim without one counts as the mean of the
+    known ones, or 1; with none known, the group with most claims first), so the workers, which take the
+    groups in this order, do not end on a long one; groups are halved while there are fewer groups than
+    workers (``check ahn2023.thm2`` selects claims of one module)."""
     from .listing import shared_runs, summaries
 
     declared_in = {c.id: getattr(c, "module", "") for c in summaries()}
@@ -271,9 +283,15 @@ def _module_groups(tasks: list[ClaimTask], workers: int) -> list[tuple[ClaimTask
     by_module: dict[str, list[ClaimTask]] = {}
     for t in tasks:
         by_module.setdefault(group_of.get(t.claim_id, t.claim_id), []).append(t)
-    groups = sorted((tuple(g) for g in by_module.values()), key=len, reverse=True)
+    known = [v for v in (seconds or {}).values() if v >= 0]
+    default = sum(known) / len(known) if known else 1.0
+
+    def cost(group: tuple[ClaimTask, ...]) -> tuple[float, int]:
+        return sum((seconds or {}).get(t.claim_id, default) for t in group), len(group)
+
+    groups = sorted((tuple(g) for g in by_module.values()), key=cost, reverse=True)
     while len(groups) < workers and len(groups[0]) > 1:
         big = groups.pop(0)
         half = (len(big) + 1) // 2
-        groups = sorted(groups + [big[:half], big[half:]], key=len, reverse=True)
+        groups = sorted(groups + [big[:half], big[half:]], key=cost, reverse=True)
     return groups
