@@ -112,7 +112,7 @@ def test_one_engine_runs_every_dimension_as_a_plain_loop():
             assert np.array_equal(out_f[:, i], floats), (d, n, i)
             outcomes.add(ints[0])
     assert outcomes == {0, 2, 3}
-    assert len(engine.signatures) == 1  # one compiled specialisation for every d
+    assert len(engine.signatures) == 1  # every d ran through this engine, one type signature
 
 
 def test_misplaced_coordinate_items_are_refused():

@@ -47,9 +47,12 @@ def remember(budget: str, seconds: Mapping[str, float]) -> None:
     except (OSError, ValueError):
         data = {}
     data.setdefault(budget, {}).update({k: round(float(v), 3) for k, v in seconds.items()})
+    tmp_name = None
     try:
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as tmp:
+            tmp_name = tmp.name
             json.dump(data, tmp, sort_keys=True)
-        os.replace(tmp.name, path)
+        os.replace(tmp_name, path)
     except OSError:
-        pass
+        if tmp_name is not None:
+            Path(tmp_name).unlink(missing_ok=True)
