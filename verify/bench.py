@@ -60,7 +60,12 @@ def _load_all() -> None:
 
 
 def run_all(names: list[str] | None = None, progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Every selected entry's row; each row carries ``machine`` (:func:`verify.machine.describe`,
+    taken before the first entry): a timing says little without the hardware it ran on."""
+    from .machine import describe
+
     _load_all()
+    machine = describe()
     rows = []
     for name, b in BENCHMARKS.items():
         if names and not any(name.startswith(n) for n in names):
@@ -78,5 +83,5 @@ def run_all(names: list[str] | None = None, progress: Callable[[str], None] | No
             met = value >= b.target if b.higher_is_better else value <= b.target
         rows.append({"name": name, "unit": b.unit, "target": b.target,
                      "higher_is_better": b.higher_is_better, "met": met,
-                     "description": b.description, **out})
+                     "description": b.description, **out, "machine": machine})
     return rows

@@ -190,6 +190,9 @@ def cmd_bench(args) -> int:
         json.dump(rows, sys.stdout, indent=1, default=str)
         print()
     else:
+        from .machine import one_line
+        if rows:
+            print(f"machine: {one_line(rows[0]['machine'])}")
         for r in rows:
             target = "" if r["target"] is None else (
                 f" (target {'>=' if r['higher_is_better'] else '<='} {r['target']:g}: "
@@ -198,7 +201,7 @@ def cmd_bench(args) -> int:
             shown = f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
             print(f"{r['name']:44s} {shown} {r['unit']}{target}")
             extra = {k: v for k, v in r.items() if k not in
-                     ("name", "unit", "target", "higher_is_better", "met", "value", "description")}
+                     ("name", "unit", "target", "higher_is_better", "met", "value", "description", "machine")}
             if extra:
                 print("    " + "; ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                         for k, v in extra.items()))

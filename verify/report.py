@@ -27,6 +27,7 @@ from . import depgraph, sourcelinks
 from .claim import (Claim, Context, Result, Status, _jsonable, dependency_order, derive_seed,
                     run_claim, run_planted)
 from .findings import findings_markdown
+from .machine import one_line
 from .render import SIGNIFICANT, code_span, escape_markdown, markdown_cell
 from .robustness import SeedSweep, format_seeds, sweep
 from .report_pages import BADGE, TRUST, anchor, paper_page, section_anchor, status_text
@@ -341,7 +342,7 @@ def _runtime_markdown(timings, seed, budget, wall: float) -> str:
     total = sum(t for _, t, _ in timings)
     lines = ["# Run times", "", f"Seed {seed}, budget `{budget}`; {wall:.1f} s wall clock, {total:.1f} s "
              "of claim time (claims, planted errors and figures, summed over workers). This file is "
-             "not deterministic.", ""]
+             "not deterministic.", "", f"Machine: {one_line()}.", ""]
     per_worker: dict[str, list[float]] = {}
     for _, t, worker in timings:
         per_worker.setdefault(worker, []).append(t)

@@ -1,0 +1,68 @@
+"""What machine a timing was taken on: the CPU, its vector extensions, the cores and the load.
+
+Timings are only comparable on like hardware: the same float64 lane engine (SIMD across lanes) ran
+at 1.3e8 lane-steps/s on one thread of the 2-core VM this project was measured on until 2026-12-01,
+and at 2.4e7 on one thread of the 2-core VM of 2026-12-02 (AMD EPYC at 2 GHz, AVX2 without AVX-512);
+the whole full-budget report took 337–343 s and 824 s of CPU on them. ``verify bench`` and
+``reports/RUNTIME.md`` print this beside their numbers, so a reader can tell a regression from a
+different machine.
+"""
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+# the vector extensions that decide how wide numba's loops over lanes are
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f")
+
+
+def _cpuinfo() -> dict[str, str]:
+    """First processor's fields of /proc/cpuinfo (Linux); empty elsewhere."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {}
+    fields: dict[str, str] = {}
+    for line in text.split("\n\n", 1)[0].splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def cpus() -> int:
+    """Logical CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def describe() -> dict:
+    """CPU model, logical CPUs, clock, vector extensions, 1-minute load average, Python and numba."""
+    info = _cpuinfo()
+    flags = set(info.get("flags", "").split())
+    out = {"cpu": info.get("model name") or platform.processor() or platform.machine(),
+           "cpus": cpus(), "simd": [f for f in SIMD_FLAGS if f in flags] if flags else []}
+    if info.get("cpu MHz"):
+        out["mhz"] = round(float(info["cpu MHz"]))
+    if hasattr(os, "getloadavg"):
+        out["load_average_1min"] = round(os.getloadavg()[0], 2)
+    out["python"] = platform.python_version()
+    try:
+        import numba
+        out["numba"] = numba.__version__
+    except ImportError:  # pragma: no cover - numba is a dependency
+        pass
+    return out
+
+
+def one_line(m: dict | None = None) -> str:
+    """``describe()`` as one line, e.g. ``AMD EPYC, 2 CPUs at 1996 MHz, avx2+fma (no avx512f), load 1.02``."""
+    m = m or describe()
+    simd = "+".join(f for f in m["simd"] if f in ("avx2", "fma", "avx512f")) or "no avx2"
+    if "avx512f" not in m["simd"] and m["simd"]:
+        simd += " (no avx512f)"
+    clock = f" at {m['mhz']} MHz" if "mhz" in m else ""
+    load = f", load {m['load_average_1min']:.2f}" if "load_average_1min" in m else ""
+    return f"{m['cpu']}, {m['cpus']} CPUs{clock}, {simd}{load}, Python {m['python']}, numba {m.get('numba', '?')}"
