@@ -164,13 +164,17 @@ def test_pytest_xdist_gives_the_serial_verdicts(tmp_path):
     (tmp_path / "claims" / "__init__.py").write_text("")
     (tmp_path / "claims" / "toy" / "__init__.py").write_text("")
     (tmp_path / "claims" / "toy" / "sec1.py").write_text(TOY)
-    serial, _ = _outcomes([], tmp_path)
+    serial, serial_run = _outcomes([], tmp_path)
     parallel, run = _outcomes(["-n", "2"], tmp_path)
     # xdist ran (its "created: 2/2 workers" line is not printed in every output mode; this one is)
     assert "bringing up nodes" in run.stdout
     assert serial == parallel and len(serial) == 10
     assert "FAILED claims/toy/sec1.py::toy.lem3" in serial
     assert "FAILED claims/toy/sec1.py::toy.lem2#p1" in serial
+    # the verdict tally is counted from the reports, so the xdist controller prints it too
+    for out in (serial_run, run):
+        tally = [line for line in out.stdout.splitlines() if line.startswith("claim verdicts:")]
+        assert tally == ["claim verdicts: 4 supported, 1 inconclusive"], out.stdout[-2000:]
 
 
 def test_evidence_that_cannot_be_pickled_travels_as_json():

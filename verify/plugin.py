@@ -36,6 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RESULTS_KEY] = Counter()
+    config.pluginmanager.register(_VerdictCounter(config.stash[_RESULTS_KEY]), "verify-verdict-counter")
     config.addinivalue_line("markers", "claim: a catalogue claim")
     config.addinivalue_line("markers", "planted: a planted error that must be refuted")
 
@@ -117,7 +118,8 @@ class ClaimItem(pytest.Item):
     def runtest(self) -> None:
         seed, budget = _options(self.config)
         result = run_claim(self.claim, seed=seed, budget=budget)
-        self.config.stash[_RESULTS_KEY][str(result.verdict)] += 1
+        # counted from the report (pytest_runtest_logreport), which also reaches the controller
+        # of a pytest-xdist run, where this item's own process is a worker
         self.user_properties.append(("verdict", str(result.verdict)))
         if not result.meets_expectation:
             raise ClaimFailure(_explain(result, seed, budget))
@@ -173,6 +175,20 @@ def _explain(result: Result, seed: int, budget: str) -> str:
     elif claim.expect == "refuted":
         hint = "\nThis erratum claim encodes a printed misprint; it must stay refuted."
     return f"{head}\n{render_evidence(result.evidence)}\n(seed {seed}, budget {budget}){hint}"
+
+
+class _VerdictCounter:
+    """Counts the claim verdicts from the test reports: serial, and under pytest-xdist, where the
+    items run in workers and only their reports (with ``user_properties``) reach the controller."""
+
+    def __init__(self, counts: Counter):
+        self.counts = counts
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            verdict = next((v for k, v in report.user_properties if k == "verdict"), None)
+            if verdict is not None:
+                self.counts[verdict] += 1
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
