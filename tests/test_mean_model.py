@@ -136,3 +136,16 @@ def test_mpmath_recursion_and_flow_take_l_sym_from_the_catalogue_unchanged():
         gb = float(mm.g(b))
         lp = 0.5 * math.tanh(0.5 * A * gb)
         assert rhs(0.0, np.array([A, b])) == [-2.0 * 100.0**2 * lp * gb, -lp * A * float(mm.g_prime(b))]
+
+
+def test_relu_sign_case_proof_does_not_prove_a_tighter_bound():
+    """ahn2023.fact6.signal's proof (four sign cases decided by sympy) proves the bound |δ| and
+    leaves 0.97|δ| undecided: it is not a check that passes whatever the bound."""
+    from sympy import Rational
+
+    from verify.claim import Context, Status
+    from claims.ahn2023.sec3_mean_model import _signal_proof
+
+    assert _signal_proof().run(Context(0, "quick")).status is Status.PROVED
+    tighter = _signal_proof(Rational(97, 100)).run(Context(0, "quick"))
+    assert tighter.status is Status.INCONCLUSIVE and "False" not in str(tighter.data["cases"])
