@@ -525,6 +525,10 @@ def _move(a, b, F, N, C, d):
 """
         return compact, move
 
+    def coord_buffer(self, width: int) -> str:
+        """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes)."""
+        return f"\n    d = {self.coord_size()}\n    C = np.zeros((d, {_KC} * {width}))"
+
     def coord_check(self) -> None:
         for p in self.k.params:
             if p in self.fam and p not in self.written:

@@ -123,6 +123,12 @@ class _Builder(ScalarPassItems, CoordinateItems):
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
         self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
 
+    chunk_exit = ""  # the lane-by-lane engine leaves a chunk once its lane has finished
+
+    def finish(self, source: str, width: int) -> str:
+        """The generated source laid out: rows of ``width`` slots (:mod:`.steplayout`)."""
+        return flat_rows(self.coord_layout(source, width) if self.fam else source, width)
+
     def state(self, item: State) -> None:
         """A State's row, its initial value and its name: its value at the current step (read at the top)."""
         integer = isinstance(item.init, (int, bool, np.integer))
@@ -406,14 +412,22 @@ class _Builder(ScalarPassItems, CoordinateItems):
         return store + _copies(rows, "out_f[{}, i]", "F[{}, b]") + other
 
 
-def kernel_source(k: StepKernel) -> str:
+def kernel_source(k: StepKernel, lanewise: bool = False) -> str:
     """Python source of ``engine(<kernel parameters>, lanes, I, [Z,] <constants>, out_i, out_f)`` for ``k``:
     ``I[j, i]`` the initial θ_j then the lane inputs of lane i; ``Z`` (rows × ``len(k.data)``) the data
     rows of the row means, when ``k.data`` is declared; outputs in rows of ``out_i`` / ``out_f``
     (in the order of ``k.int_outputs`` / ``k.float_outputs``), column i. A kernel ``name`` of the calls
     is the module-level function ``k_name`` (bound by the generated module, :func:`compile_source`), its
-    parameter array the argument ``k_name_p``."""
-    bld = _Builder(k)
+    parameter array the argument ``k_name_p``.
+
+    ``lanewise``: the same declaration printed lane by lane (:mod:`.steplanewise`): one slot, no loops
+    over slots, the coordinate and row loops innermost — the same arithmetic, so the same bits, faster
+    where few lanes are live."""
+    if lanewise:
+        from .steplanewise import LanewiseBuilder as builder
+    else:
+        builder = _Builder
+    bld = builder(k)
     fr, local = bld.fr, bld.local
     bld.gate = "act"
     for item in k.prelude:
@@ -473,9 +487,9 @@ def kernel_source(k: StepKernel) -> str:
     nfl, nin = len(fr), len(bld.nr)
     # the per-coordinate rows counted once: a loop over j streams through the coordinates, one at a
     # time (the diagonal network at d = 30: 32 slots ~5% faster than 16, ~15% faster than 64)
-    width = block_width(nfl + len(bld.cr))
+    width = 1 if lanewise else block_width(nfl + len(bld.cr))
     # a kernel with per-coordinate rows (.coordloop): d from the inputs' shapes, the rows in C
-    cbuf = f"\n    d = {bld.coord_size()}\n    C = np.zeros((d, _KC_ * {width}))" if bld.fam else ""
+    cbuf = bld.coord_buffer(width) if bld.fam else ""
     cio = ", C, d" if bld.fam else ""
     cpost = "".join(f"\n{' ' * 12}{line}" for line in bld.post)
     ccompact, cmove = bld.coord_compaction(nfl, nin, width) if bld.fam else ("", "")
@@ -517,7 +531,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
                 extra |= {extra}{cpost}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots
-{scalar_text}
+{scalar_text}{bld.chunk_exit}
         for b in range(w):  # write out finished lanes, refill their slots
             if N[1, b] >= 0:
                 _store(b, out_i, out_f, F, N{cio})
@@ -540,7 +554,7 @@ def _load(b, i, I, {pargs}F, N{cio}):
 def _store(b, out_i, out_f, F, N{cio}):
 {nl.join(store)}
 {cmove}''')
-    return flat_rows(bld.coord_layout(source, width) if bld.fam else source, width)
+    return bld.finish(source, width)
 
 
 def _copies(pairs, dst: str, src: str) -> list[str]:
