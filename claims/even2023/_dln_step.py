@@ -50,6 +50,7 @@ from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, Last
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
+LANEWISE_BELOW = 16  # calls of fewer lanes run the kernel printed lane by lane (the same bits)
 
 
 def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
@@ -143,7 +144,7 @@ def _first_loss(y, n):
 
 
 def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel: float = 1e-20,
-                 n_snap: int = 24, window: int = 64) -> dict:
+                 n_snap: int = 24, window: int = 64, lanewise_below: int = LANEWISE_BELOW) -> dict:
     """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the blocked step kernel:
     every field of :class:`._dln.Lanes` but ``gammas`` and ``b``, as :func:`._dln._lanes_kernel` gives it."""
     gammas = np.ascontiguousarray(gammas, float)
@@ -157,7 +158,7 @@ def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel:
     out_i, out_f = np.zeros((3, L), np.int64), np.zeros((6 * d + 5 + window + n_snap * d, L))
     first = float(_first_loss(np.ascontiguousarray(problem.y), n))
     lam_min, lam_max = batch_curvatures(problem.X, n)[0]
-    compiled_engine(dln_gd_kernel(n_snap, window))(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
+    compiled_engine(dln_gd_kernel(n_snap, window), lanewise_below)(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
                                                       n, float(lam_min), float(lam_max), out_i, out_f)
     f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",
                                                                             "sum_s2"))}

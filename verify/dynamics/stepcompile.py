@@ -38,22 +38,31 @@ def compile_source(source: str, label: str, kernels: dict | None = None) -> Call
 
 
 @functools.lru_cache(maxsize=None)
-def _source(k: StepKernel) -> str:
+def _source(k: StepKernel, lanewise: bool = False) -> str:
     from .stepkernel import kernel_source
 
-    return kernel_source(k)
+    return kernel_source(k, lanewise)
 
 
-def compiled_engine(k: StepKernel) -> Callable:
+def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
     """The compiled engine of a declared kernel, called as ``engine(<k_name, k_name_p for each kernel>,
     lanes, I, <constants>, out_i, out_f)``: the kernels are bound into a generated module per kernel
-    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration."""
+    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration.
+
+    A call of fewer than ``lanewise_below`` lanes runs the same declaration printed lane by lane
+    (:mod:`.steplanewise`, compiled on its first such call): the same bits, faster where few lanes are
+    live; the blocked engine runs the call when the lane-by-lane one declines it (more coordinates than
+    its rows hold)."""
     names = list(dict.fromkeys(c.kernel for c in k.calls))
     source = _source(k)
 
     def engine(*args):
         kernels = dict(zip(names, args[0:2 * len(names):2]))
         params = args[1:2 * len(names):2]
-        return compile_source(source, k.label, kernels)(*params, *args[2 * len(names):])
+        rest = args[2 * len(names):]
+        if len(rest[0]) < lanewise_below and compile_source(_source(k, True), k.label + "_lanewise", kernels)(
+                *params, *rest) == 0:
+            return 0
+        return compile_source(source, k.label, kernels)(*params, *rest)
 
     return engine

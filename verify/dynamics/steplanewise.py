@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 
 from .coordloop import _KC, _is_bool, _free, _loop
-from .stepitems import Reduce, RowMean
-from .stepkernel import _Builder
+from .stepitems import Reduce, RowMean, Window
+from .stepkernel import _IND, _Builder
 
 _SLOT_LOOP = re.compile(r"(\s*)for b in range\(w\):")
 _STRIDE = 64  # coordinates per row of C: the lane-by-lane engine runs d <= 64 (the blocked one any d)
@@ -97,6 +97,29 @@ class LanewiseBuilder(_Builder):
         super().__init__(k)
         self.row_lets_count = 0  # rows of R: a row mean's per-row intermediates for every data row
         self.transposed = False  # a Reduce over j reads the per-coordinate data column: ZT
+        self.rings: list[str] = []  # the store's reads of the windows' ring positions
+
+    def window(self, j, item: Window, tag):
+        """The last values in a ring (the blocked engine shifts its rows, a select per row and step — a
+        fifth of a lane's step at d = 10 —, to keep the vector loop branch-free): the value written at
+        the ring's position, the outputs read from it oldest first, as the shift register holds them."""
+        rows = [self.frow((item.name, q)) for q in range(item.size)]
+        self.loads_f += [(r, "np.nan") for r in rows]
+        if not rows:
+            return
+        rp = self.nrow(("ring", item.name))
+        self.loads_i.append((rp, 0))
+        cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
+        self.body += [f"{_IND}rec{j} = {cond}", f"{_IND}pos{j} = N[{rp}, b]",
+                      f"{_IND}F[{rows[0]} + pos{j}, b] = {self.expr(item.value, tag)} if rec{j} else F[{rows[0]} + pos{j}, b]",
+                      f"{_IND}N[{rp}, b] = (0 if pos{j} == {item.size - 1} else pos{j} + 1) if rec{j} else pos{j}"]
+        self.rings.append(f"    pos{j} = N[{rp}, b]")
+        self.stores_f.update({f"{item.name}_{q}": f"F[{rows[0]} + (pos{j} + {q}) % {item.size}, b]"
+                              for q in range(item.size)})
+
+    def store_lines(self) -> list[str]:
+        lines = super().store_lines()
+        return lines[:2] + self.rings + lines[2:]
 
     def coord_buffer(self, width: int) -> str:
         lines = (f"\n    d = {self.coord_size()}\n    if d > {_STRIDE}:  # more coordinates than a row holds: "
