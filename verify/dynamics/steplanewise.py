@@ -151,6 +151,16 @@ class LanewiseBuilder(_Builder):
             raise AssertionError("lane-by-lane step kernel: the engine's head changed")
         return source.replace(head, head + "    if n == 0:\n        return 0\n    b = 0  # the one slot\n")
 
+    def hoist(self, expr, names: dict, j: str) -> list[str]:
+        """Loads of the per-coordinate rows ``expr`` reads at coordinate ``j`` into locals (``names``
+        updated), before a loop over the data rows: the loop then reads and writes no row of ``C``."""
+        lines = []
+        for s in sorted(_free(expr) & set(self.cr), key=lambda s: s.name):
+            local = f"h{self.local(s)[1:]}"
+            lines.append(f"{local} = {self.cell(self.cr[s], j)}")
+            names[s] = local
+        return lines
+
     def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
         """``m`` row by row: the per-row intermediates of every row into ``R`` (a Reduce over j with the
         rows innermost), then each sum over the rows in row order (:mod:`.coordloop` prints the same
@@ -169,12 +179,13 @@ class LanewiseBuilder(_Builder):
                 if _is_bool(c.init):
                     raise TypeError("step kernel: a row mean's Reduce is a float")
                 lines += [rows, f"    {reg} = {self.expr(c.init, 'row mean', m.printed_order, row)}"]
-                at_j = {**self.at(self.row_names(names, "i", "j"), "j"), **lets, c.name: reg}
+                at_j = {**self.row_names(names, "i", "j"), **lets, c.name: reg}
+                hoisted = self.hoist(c.next, at_j, "j")  # coordinate j's quantities, read before the rows
                 for z in self.k.data:
                     if z in self.fam:
                         at_j[z] = "ZT[j, i]"
                         self.transposed = True
-                lines += ["for j in range(d):", f"    {rows}",
+                lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), f"    {rows}",
                           f"        {reg} = {self.expr(c.next, 'row mean', m.printed_order, at_j)}"]
             elif _free(c) & self.fam:
                 raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
@@ -191,7 +202,9 @@ class LanewiseBuilder(_Builder):
         per_coordinate = [(q, e) for q, e in zip(m.names, m.exprs) if q in self.fam]
         if per_coordinate:
             at_j = {**self.at(self.row_names(names, "i", "j"), "j"), **lets}
-            lines += [rows, "    for j in range(d):"]
+            hoisted = [f"h_{q} = {reg}" for q, reg in enumerate(lets.values())]  # row i's intermediates
+            at_j.update({name: f"h_{q}" for q, name in enumerate(lets)})
+            lines += [rows, *(f"    {h}" for h in hoisted), "    for j in range(d):"]
             lines += [f"        {acc[q]} = {acc[q]} + {self.expr(e, 'row mean', m.printed_order, at_j)}"
                       for q, e in per_coordinate]
         if m.mean:
