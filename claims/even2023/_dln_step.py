@@ -50,7 +50,7 @@ from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, Last
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
-LANEWISE_BELOW = 16  # calls of fewer lanes run the kernel printed lane by lane (the same bits)
+LANEWISE_BELOW = 64  # calls of fewer lanes run the kernel printed lane by lane (the same bits)
 
 
 def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:

@@ -117,6 +117,29 @@ class LanewiseBuilder(_Builder):
         self.stores_f.update({f"{item.name}_{q}": f"F[{rows[0]} + (pos{j} + {q}) % {item.size}, b]"
                               for q in range(item.size)})
 
+    def coordinate_loop(self, n, items, scalars: dict, go_row) -> list[str]:
+        """A block before the vector loop with Reduces as two loops when the Reduces read only the
+        block's Lets stored in rows: the Lets (no value carried from one coordinate to the next: LLVM
+        vectorises it, a division by n included), then the Reduces reading those rows — a running
+        maximum is a chain of selects that keeps its loop scalar (the diagonal network's
+        g_j = G_j/n, s_j = γ g_j, then max_j |s_j| and "some s_j = ±1")."""
+        lines = super().coordinate_loop(n, items, scalars, go_row)
+        reduces = tuple(f"{self.reduce_rows[i.name]} =" for i in items if isinstance(i, Reduce))
+        head = ["for j in range(d):", "    for b in range(w):"]
+        if go_row is not None or not reduces or head[0] not in lines:
+            return lines
+        q = lines.index(head[0])
+        body = lines[q + 2:]
+        if lines[q + 1] != head[1] or not all(line.startswith(" " * 8) for line in body):
+            return lines
+        folds = [line for line in body if line.strip().startswith(reduces)]
+        lets = [line for line in body if not line.strip().startswith(reduces)]
+        stored = dict(m.groups()[::-1] for m in (re.fullmatch(r"\s*(C\[j, \d+, b\]) = (v_\w+)", line) for line in lets) if m)
+        read = set(re.findall(r"\bv_\w+", " ".join(folds)))
+        if not read <= set(stored) or any(r[:-2] in line for r in reduces for line in lets):
+            return lines
+        return lines[:q] + head + lets + head + [f"        {v} = {stored[v]}" for v in sorted(read)] + folds
+
     def store_lines(self) -> list[str]:
         lines = super().store_lines()
         return lines[:2] + self.rings + lines[2:]
