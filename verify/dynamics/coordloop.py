@@ -45,7 +45,7 @@ import sympy as sp
 from sympy.logic.boolalg import Boolean
 
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
-from .stepprint import code_name, selects
+from .stepprint import _IND, code_name, lit, selects
 
 _KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
 _ROWS = 4  # data rows per group of a per-coordinate row mean
@@ -60,9 +60,6 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
         else [f"{ind}for b in range(w):"]
     deep = ind + (" " * 8 if per_coordinate else " " * 4)
     return head + [deep + s for s in stmts]
-
-
-_IND = " " * 16  # the main slot loop's body (as :mod:`.stepobservers`)
 
 
 def _free(item) -> set:
@@ -480,11 +477,13 @@ class CoordinateItems:
 
     def coord_store_lines(self) -> list[str]:
         k = self.k
-        from .stepprint import lit
         store = ["    i = N[0, b]", "    status = N[1, b]"]
+        for name in k.int_outputs:
+            self.check_output(name, integer=True)
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
         rows = self.io_rows(k.float_outputs)
         for name, (a, c) in rows.items():
+            self.check_output(name)
             if name in self.cout:
                 store += ["    for j in range(d):", f"        out_f[{a} * d + {c} + j, i] = {self.cell(self.cout[name])}"]
                 continue

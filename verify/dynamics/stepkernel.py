@@ -70,8 +70,8 @@ from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, 
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
                         RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
 from .steplayout import flat_rows, block_width
-from .stepobservers import _IND, ScalarPassItems
-from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
+from .stepobservers import ScalarPassItems
+from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
@@ -390,6 +390,15 @@ class _Builder(ScalarPassItems, CoordinateItems):
         load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
         return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
 
+    def check_output(self, name: str, integer: bool = False) -> None:
+        """An output is a parameter, a State, an observer or a final: a clear error for any other name."""
+        if name in (self.stores_i if integer else {**self.stores_f, **self.cout}):
+            return
+        if any(q.name == name for q in self.fam):
+            raise ValueError(f"step kernel: output {name!r} is a per-coordinate intermediate, which has no "
+                             "value once the lane stops; declare it a State of its block to output it")
+        raise ValueError(f"step kernel: output {name!r} is not a parameter, State, observer or final")
+
     def store_lines(self) -> list[str]:
         """A finished slot's outputs, with the stop rule's per-outcome overrides."""
         if self.fam:
@@ -400,9 +409,12 @@ class _Builder(ScalarPassItems, CoordinateItems):
             check_rounding(c.expr, f"final {c.name}")
             self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
         store = ["    i = N[0, b]", "    status = N[1, b]"]
+        for name in k.int_outputs:
+            self.check_output(name, integer=True)
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
         rows, other = [], []  # outputs that are a row as is, copied in runs; the others
         for j, name in enumerate(k.float_outputs):
+            self.check_output(name)
             value = self.stores_f[name]
             for o, oname, v in k.stop.overrides:
                 if oname == name:
@@ -479,9 +491,9 @@ def kernel_source(k: StepKernel, lanewise: bool = False) -> str:
     zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
     loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
-    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs) if q not in bld.fam]
-    zero += [" " * 20 + "for j in range(d):\n" + " " * 24 + f"{bld.cell(bld.cr[q])} = 0.0"
-             for q in (*k.params, *k.lane_inputs) if q in bld.fam]
+    # an emptied slot's inputs zeroed: it keeps stepping in the vector loop, on finite values (with
+    # per-coordinate rows the live slots move to the front instead, .coordloop: no slot left to zero)
+    zero = [] if bld.fam else [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
@@ -539,8 +551,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
                     _load(b, lanes[nxt], I, {pargs}F, N{cio})
                     nxt += 1
                 else:
-                    N[1, b] = -2
-{nl.join(zero)}
+                    N[1, b] = -2{''.join(nl + z for z in zero)}
                     live -= 1{ccompact}
     return 0
 

@@ -74,8 +74,10 @@ def promote_slot_rows(source: str) -> str:
         block = lines[q:end]
         text = "\n".join(block)
         rows = sorted(set(_SLOT_ROW.findall(text)), key=lambda m: (m[0], int(m[1])))
-        if len(re.findall(r"\b[FN]\[", text)) != len(_SLOT_ROW.findall(text)):
-            rows = []  # a row at a computed index: left as it is
+        if len(re.findall(r"\b[FN]\[", text)) != len(_SLOT_ROW.findall(text)):  # a row at a computed
+            out += block  # index, which may be any of them: the loop left as it is
+            q = end
+            continue
         written = [(a, r) for a, r in rows if re.search(rf"^\s*{a}\[{r} \+ b\] [|+]?=", text, re.M)]
         local = {f"{a}[{r} + b]": f"r{a}{r}" for a, r in rows}
         pad = " " * indent
