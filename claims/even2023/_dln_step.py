@@ -11,9 +11,11 @@ per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, pr
 over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
 Faster than the hand-written kernel for many lanes side by side (``python -m verify bench
-even2023.dln_gd_step``, 128 lanes: ~1.2× at E1, d = 30; ~2× at E3, d = 10), slower where few lanes
-are live (one lane: ~4× slower), the catalogue's case: :func:`._dln.run_lanes` runs it with
-``gd_engine="declared"`` only (see there):
+even2023.dln_gd_step``, 128 lanes: ~1.1× at E1, d = 30; ~1.2-2× at E3, d = 10); a call of fewer than
+``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
+(:mod:`verify.dynamics.steplanewise`, the same bits, ~20 s more compile cold), where the blocked engine
+was ~3× slower than the hand-written kernel at one lane: lane by lane it is about as fast (E3) to ~5-10%
+slower (E1, d = 30). :func:`._dln.run_lanes` runs it with ``gd_engine="declared"`` only (see there):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a

@@ -47,7 +47,9 @@ into scratch rows, then the sums), then one branch-free loop (every update a sel
 vectorises across lanes, then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
 one LLVM select, :func:`.stepprint.select`: no branches for numba's passes, whose cost grows with
 their square, nor for the vectoriser); every ``_CHUNK`` steps finished slots are written out
-and refilled.
+and refilled. The same declaration printed lane by lane (:mod:`.steplanewise`, ``kernel_source(k,
+lanewise=True)``: one slot, the loops over coordinates and data rows innermost) runs calls of few lanes
+faster, with the same bits; :func:`.stepcompile.compiled_engine` chooses per call.
 
 Rounding is fixed by the declaration: IEEE operations are exact up to one rounding each and commute,
 but sums and products of three or more terms depend on their order, which sympy does not keep; so
