@@ -156,3 +156,24 @@ def test_slot_loops_are_dropped_and_slot_rows_promoted_in_coordinate_loops():
         "        C[j] = rN2", "    F[7 + b] = rF7", "    F[7 + b] = F[7 + b] + 1.0"]
     computed = "\n".join(["    for j in range(d):", "        F[(7 + q) * 1 + b] = F[7 + b]"])
     assert promote_slot_rows(computed) == computed  # a row at a computed index: left as it is
+
+
+def test_arguments_of_the_wrong_shape_are_refused_by_the_driver():
+    k = test_coordloop._kernel()
+    engine = stepcompile.compiled_engine(k)
+    d, n, lanes = 3, 4, 2
+    Z = np.zeros((n, d + 1))
+    I = np.ones((2 * d + 1, lanes))
+    out_i, out_f = np.zeros((2, lanes), np.int64), np.zeros((3 * d + 1 + test_coordloop.N_SNAP * d, lanes))
+    with pytest.raises(ValueError, match="lanes must be column indices"):
+        engine(np.array([0, 2]), I, Z, 5, 0.0, out_i, out_f)
+    with pytest.raises(ValueError, match="I has 6 rows"):
+        engine(np.arange(lanes), I[1:], Z, 5, 0.0, out_i, out_f)
+    with pytest.raises(ValueError, match="out_i has 1 rows"):
+        engine(np.arange(lanes), I, Z, 5, 0.0, out_i[:1], out_f)
+    with pytest.raises(ValueError, match="I must be a 2-d array"):
+        engine(np.arange(lanes), I[:, 0], Z, 5, 0.0, out_i, out_f)
+    plain = test_stepkernel._kernel()
+    with pytest.raises(ValueError, match="I: 2, expected 3"):
+        stepcompile.compiled_engine(plain)(test_stepkernel._dl_square, np.array([1.0]), np.arange(1), np.ones((2, 1)),
+                                           10, 1e-9, np.zeros((5, 1), np.int64), np.zeros((10, 1)))

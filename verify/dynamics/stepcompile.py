@@ -60,9 +60,51 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
         kernels = dict(zip(names, args[0:2 * len(names):2]))
         params = args[1:2 * len(names):2]
         rest = args[2 * len(names):]
+        _check_shapes(k, rest)
         if len(rest[0]) < lanewise_below and compile_source(_source(k, True), k.label + "_lanewise", kernels)(
                 *params, *rest) == 0:
             return 0
         return compile_source(source, k.label, kernels)(*params, *rest)
 
     return engine
+
+
+def _check_shapes(k: StepKernel, args) -> None:
+    """A clear ValueError for arguments of the wrong shape (the generated engine indexes without bounds
+    checks): ``lanes`` columns of ``I``, ``out_i`` and ``out_f``; the rows of ``I`` and ``out_i`` (and of
+    ``out_f`` and the columns of ``Z`` without per-coordinate quantities; with them, d from ``Z`` or
+    ``I`` must leave no rows over)."""
+    lanes, I, out_i, out_f = args[0], args[1], args[-2], args[-1]
+    where = f"step kernel {k.label!r}"
+    for name, a, ndim in (("lanes", lanes, 1), ("I", I, 2), ("out_i", out_i, 2), ("out_f", out_f, 2)):
+        if getattr(a, "ndim", None) != ndim:
+            raise ValueError(f"{where}: {name} must be a {ndim}-d array, got {type(a).__name__} "
+                             f"of shape {getattr(a, 'shape', None)}")
+    if len(lanes) and (lanes.min() < 0 or lanes.max() >= min(I.shape[1], out_i.shape[1], out_f.shape[1])):
+        raise ValueError(f"{where}: lanes must be column indices of I, out_i and out_f "
+                         f"(columns {I.shape[1]}, {out_i.shape[1]}, {out_f.shape[1]}; lanes in "
+                         f"[{lanes.min()}, {lanes.max()}])")
+    if out_i.shape[0] != len(k.int_outputs):
+        raise ValueError(f"{where}: out_i has {out_i.shape[0]} rows, one per int output: {len(k.int_outputs)}")
+    inputs = (*k.params, *k.lane_inputs)
+    per = [q in k.coordinates for q in inputs]
+    if k.data and getattr(args[2], "ndim", None) != 2:
+        raise ValueError(f"{where}: Z must be a 2-d array of data rows")
+    if not k.coordinates:
+        rows = {"I": (I.shape[0], len(inputs)), "out_f": (out_f.shape[0], len(k.float_outputs))}
+        if k.data:
+            rows["Z columns"] = (args[2].shape[1], len(k.data))
+        for name, (got, want) in rows.items():
+            if got != want:
+                raise ValueError(f"{where}: {name}: {got}, expected {want}")
+        return
+    fixed = len(inputs) - sum(per)
+    if any(z in k.coordinates for z in k.data):
+        d = args[2].shape[1] - sum(z not in k.coordinates for z in k.data)
+        ok = I.shape[0] == sum(per) * d + fixed
+    else:
+        d = (I.shape[0] - fixed) // max(sum(per), 1)
+        ok = I.shape[0] >= fixed and (I.shape[0] - fixed) % max(sum(per), 1) == 0
+    if not ok or d < 0 or out_f.shape[0] < len(k.float_outputs):
+        raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d}), and out_f "
+                         f"at least {len(k.float_outputs)} rows, has {out_f.shape[0]}")
