@@ -82,10 +82,28 @@ def promote_slot_rows(source: str) -> str:
         local = {f"{a}[{r} + b]": f"r{a}{r}" for a, r in rows}
         pad = " " * indent
         out += [f"{pad}{local[f'{a}[{r} + b]']} = {a}[{r} + b]" for a, r in rows]
-        out += [_SLOT_ROW.sub(lambda m: local[m.group(0)], line) for line in block]
+        out += _boolean_flags(pad, [_SLOT_ROW.sub(lambda m: local[m.group(0)], line) for line in block],
+                              [f"r{a}{r}" for a, r in written if a == "N"])
         out += [f"{pad}{a}[{r} + b] = {local[f'{a}[{r} + b]']}" for a, r in written]
         q = end
     return "\n".join(out)
+
+
+def _boolean_flags(pad: str, block: list[str], ints: list[str]) -> list[str]:
+    """A promoted integer row that the loop only reads as ``(r != 0)`` and writes as
+    ``r = select(c, 1, 0)`` (a boolean Reduce, a flag) carried as a boolean: ``b = b | c`` is one
+    ``or`` per coordinate where the int costs a compare, an ``or`` and a select on the loop's chain
+    (the diagonal network's "some s_j = ±1": a third of its fold loop at d = 30)."""
+    for r in ints:
+        text = "\n".join(block)
+        reads, sets = text.count(f"({r} != 0)"), re.findall(rf"^\s*{r} = select\((.*), 1, 0\)$", text, re.M)
+        if not sets or reads + len(sets) != len(re.findall(rf"\b{r}\b", text)):
+            continue
+        flag = "f" + r[1:]
+        block = [re.sub(rf"^(\s*){r} = select\((.*), 1, 0\)$", rf"\1{flag} = \2", line).replace(f"({r} != 0)", flag)
+                 for line in block]
+        block = [f"{pad}{flag} = {r} != 0", *block, f"{pad}{r} = select({flag}, 1, 0)"]
+    return block
 
 
 class LanewiseBuilder(_Builder):
