@@ -52,7 +52,11 @@ from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, Last
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
-LANEWISE_BELOW = 64  # calls of fewer lanes run the kernel printed lane by lane (the same bits)
+# calls of fewer lanes run the kernel printed lane by lane (the same bits): the blocked engine is faster
+# for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes: ~1.1x the hand-written
+# kernel at d = 30), but the catalogue's widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x
+# the hand-written time blocked and 1.08x lane by lane (its blocks empty as lanes finish)
+LANEWISE_BELOW = 128
 
 
 def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
