@@ -151,8 +151,10 @@ def _first_loss(y, n):
 
 def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel: float = 1e-20,
                  n_snap: int = 24, window: int = 64, lanewise_below: int = LANEWISE_BELOW) -> dict:
-    """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the blocked step kernel:
-    every field of :class:`._dln.Lanes` but ``gammas`` and ``b``, as :func:`._dln._lanes_kernel` gives it."""
+    """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the declared step kernel:
+    every field of :class:`._dln.Lanes` but ``gammas`` and ``b``, as :func:`._dln._lanes_kernel` gives it.
+    A call of fewer than ``lanewise_below`` lanes runs the declaration printed lane by lane (d ≤ 64;
+    the blocked engine otherwise), with the same bits (:func:`verify.dynamics.stepcompile.compiled_engine`)."""
     gammas = np.ascontiguousarray(gammas, float)
     n, d = problem.n, problem.d
     L = len(gammas)

@@ -483,6 +483,8 @@ class CoordinateItems:
             self.check_output(name, integer=True)
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
         rows = self.io_rows(k.float_outputs)
+        per = sum(1 for name in k.float_outputs if name in self.cout)
+        self.out_f_rows = (per, len(k.float_outputs) - per)  # out_f needs per·d + scalar rows
         for name, (a, c) in rows.items():
             self.check_output(name)
             if name in self.cout:
@@ -526,8 +528,17 @@ def _move(a, b, F, N, C, d):
         return compact, move
 
     def coord_buffer(self, width: int) -> str:
-        """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes)."""
-        return f"\n    d = {self.coord_size()}\n    C = np.zeros((d, {_KC} * {width}))"
+        """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes), after a
+        check that out_f has the rows its outputs need for this d (after :meth:`coord_store_lines`)."""
+        return f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {_KC} * {width}))"
+
+    def out_f_check(self) -> str:
+        """The engine's check that out_f has the rows its outputs need for d, per-coordinate outputs
+        taking d each: d is read from the inputs, so only the engine can check it (it indexes without
+        bounds checks: too few rows would be written past, not refused)."""
+        per, scalar = self.out_f_rows
+        return (f"\n    if out_f.shape[0] < {per} * d + {scalar}:"
+                f"\n        raise ValueError('out_f has fewer rows than the outputs need for this d')")
 
     def coord_check(self) -> None:
         for p in self.k.params:

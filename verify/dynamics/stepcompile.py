@@ -71,9 +71,10 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
 
 def _check_shapes(k: StepKernel, args) -> None:
     """A clear ValueError for arguments of the wrong shape (the generated engine indexes without bounds
-    checks): ``lanes`` columns of ``I``, ``out_i`` and ``out_f``; the rows of ``I`` and ``out_i`` (and of
-    ``out_f`` and the columns of ``Z`` without per-coordinate quantities; with them, d from ``Z`` or
-    ``I`` must leave no rows over)."""
+    checks): ``lanes`` columns of ``I``, ``out_i`` and ``out_f``; the rows of ``I`` and ``out_i``, the
+    columns of ``Z`` (but a per-coordinate data symbol's d), the rows of ``out_f`` without
+    per-coordinate quantities; with them, d from ``Z`` or ``I`` must leave no rows over, and the
+    engine checks ``out_f`` against d)."""
     lanes, I, out_i, out_f = args[0], args[1], args[-2], args[-1]
     where = f"step kernel {k.label!r}"
     for name, a, ndim in (("lanes", lanes, 1), ("I", I, 2), ("out_i", out_i, 2), ("out_f", out_f, 2)):
@@ -105,6 +106,9 @@ def _check_shapes(k: StepKernel, args) -> None:
     else:
         d = (I.shape[0] - fixed) // max(sum(per), 1)
         ok = I.shape[0] >= fixed and (I.shape[0] - fixed) % max(sum(per), 1) == 0
-    if not ok or d < 0 or out_f.shape[0] < len(k.float_outputs):
-        raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d}), and out_f "
-                         f"at least {len(k.float_outputs)} rows, has {out_f.shape[0]}")
+    if k.data and not any(z in k.coordinates for z in k.data) and args[2].shape[1] != len(k.data):
+        raise ValueError(f"{where}: Z columns: {args[2].shape[1]}, expected {len(k.data)}")
+    # out_f's rows (per-coordinate outputs take d each) are checked by the engine itself, which
+    # knows which outputs are per coordinate (coordloop.coord_buffer)
+    if not ok or d < 0:
+        raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d})")

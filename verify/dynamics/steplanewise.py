@@ -23,8 +23,12 @@ slot and no loop over slots:
 Rounding: every value is the same expression in the same operands as in the blocked engine, and every
 sum over the rows or the coordinates runs in the declared order (a row's Reduce over j in j order,
 each row mean's sum over the rows in row order: the blocked engine's groups of rows do the same), so
-both engines give every output bit for bit (tests/test_steplanewise.py). Which one runs a call is
-chosen by the number of lanes (:func:`.stepcompile.compiled_engine`), never changing a result.
+both engines give every output bit for bit (tests/test_stepkernel_lanewise.py), up to the sign and
+payload of a NaN: where two NaNs meet in one operation (a NaN step size and NaN data, say) the CPU
+keeps one operand's, and the two engines' loops may order those operands differently (seen on the
+coordinate-loop test kernel; the diagonal network's outputs matched bit for bit in every case tried,
+NaN step sizes included). Which one runs a call is chosen by the number of lanes
+(:func:`.stepcompile.compiled_engine`), never changing a result.
 """
 from __future__ import annotations
 
@@ -32,7 +36,8 @@ import re
 
 from .coordloop import _KC, _is_bool, _free, _loop
 from .stepitems import Reduce, RowMean, Window
-from .stepkernel import _IND, _Builder
+from .stepkernel import _Builder
+from .stepprint import _IND
 
 _SLOT_LOOP = re.compile(r"(\s*)for b in range\(w\):")
 _STRIDE = 64  # coordinates per row of C: the lane-by-lane engine runs d <= 64 (the blocked one any d)
@@ -91,7 +96,7 @@ def promote_slot_rows(source: str) -> str:
 
 def _boolean_flags(pad: str, block: list[str], ints: list[str]) -> list[str]:
     """A promoted integer row that the loop only reads as ``(r != 0)`` and writes as
-    ``r = select(c, 1, 0)`` (a boolean Reduce, a flag) carried as a boolean: ``b = b | c`` is one
+    ``r = select(c, 1, 0)`` (a boolean Reduce, a flag) carried as a boolean: ``r = r | c`` is one
     ``or`` per coordinate where the int costs a compare, an ``or`` and a select on the loop's chain
     (the diagonal network's "some s_j = ±1": a third of its fold loop at d = 30)."""
     for r in ints:
@@ -165,7 +170,7 @@ class LanewiseBuilder(_Builder):
         return lines[:2] + self.rings + lines[2:]
 
     def coord_buffer(self, width: int) -> str:
-        lines = (f"\n    d = {self.coord_size()}\n    if d > {_STRIDE}:  # more coordinates than a row holds: "
+        lines = (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {_STRIDE}:  # more coordinates than a row holds: "
                  f"the blocked engine runs this call\n        return 1\n    C = np.zeros({_KC} * {_STRIDE})")
         if self.row_lets_count:
             lines += f"\n    R = np.zeros(({self.row_lets_count}, Z.shape[0]))"
