@@ -148,3 +148,14 @@ def test_two_per_coordinate_data_symbols_are_refused():
     x2 = sp.Symbol("x2", real=True)
     with pytest.raises(ValueError, match="at most one per-coordinate data symbol"):
         kernel_source(_kernel(data=(x, x2, y), coordinates=(w, c, x, x2)))
+
+
+def test_an_output_that_is_no_value_of_the_lane_is_refused_clearly():
+    """A per-coordinate Let has no value once the lane stops (a State has): asking for it as an output
+    is refused with the reason, as is an undeclared output name."""
+    with pytest.raises(ValueError, match="per-coordinate intermediate"):
+        kernel_source(_kernel(float_outputs=("w", "s")))
+    with pytest.raises(ValueError, match="'nothing' is not a parameter"):
+        kernel_source(_kernel(float_outputs=("w", "nothing")))
+    with pytest.raises(ValueError, match="'nothing' is not a parameter"):
+        kernel_source(_kernel(int_outputs=("outcome", "nothing")))

@@ -57,7 +57,8 @@ def _compare(problem, gammas, **kw):
                         problem.n, kw["max_steps"], kw["tol_rel"], kw.get("n_snap", 24), kw.get("window", 64),
                         batch_curvatures(problem.X, problem.n))
     ref = _dln.Lanes(np.asarray(gammas, float), problem.n, *ref)
-    got = run_gd_lanes(problem, gammas, **kw)
+    got = run_gd_lanes(problem, gammas, lanewise_below=0, **kw)  # the blocked engine (lane by lane:
+    # tests/test_stepkernel_lanewise.py)
     for name in FIELDS:
         assert np.array_equal(got[name], getattr(ref, name), equal_nan=True), (problem.label, kw, name)
     return {OUTCOMES[s] for s in ref.status}

@@ -283,14 +283,17 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
     default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
 
     ``gd_engine="declared"`` runs the GD lanes on their declared step kernel instead,
-    :func:`._dln_step.run_gd_lanes` (one compiled engine for every d, ~15 s cold): bit for bit the
-    same (tests/test_dln_step.py; and on each of the 566 GD calls of ``verify check even2023 --budget
-    full --planted``), faster for many lanes running side by side (bench ``even2023.dln_gd_step``,
-    128 lanes of one length: ~1.2× at d = 30, ~2× at d = 10) but slower where few lanes are live —
-    a lane blocked with others runs at the speed of the block, and one lane alone runs ~4× slower than
-    in the hand-written kernel, whose loops run over the coordinates and rows —, which is the
-    catalogue's case: its GD calls (231 single lanes, 239 of 8, bisections; a few of 40–120 lanes
-    whose lengths differ by 10×) took 36 s declared against 20 s hand-written.
+    :func:`._dln_step.run_gd_lanes`: bit for bit the same (tests/test_dln_step.py,
+    tests/test_stepkernel_lanewise.py; and on each of the 566 GD calls of ``verify check even2023
+    --budget full --planted``). Calls of 128 lanes or more run on the blocked engine (one compiled engine
+    for every d, ~15-20 s cold), faster than the hand-written kernel for many lanes side by side (bench
+    ``even2023.dln_gd_step``, 128 lanes of one length: ~1.1× at d = 30, ~1.2× at d = 10); fewer lanes
+    on the same declaration printed lane by lane (~15 s more cold), whose loops run over the coordinates
+    and rows as the hand-written kernel's: 1 and 8 lanes about as fast as it at d = 10, ~5-10% slower at
+    d = 30. On the catalogue's GD calls (231 single lanes, 239 of 8, bisections; a few of 40–120 lanes
+    whose lengths differ by 10×) the declared path took ~1.04-1.07× the hand-written time (on a
+    shared machine, 66.2 s against 61.9 s with the 120-lane calls blocked, which lane by lane take 1.08×
+    instead of 1.28×; blocked only: ~1.5×), so the hand-written kernel stays the default.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)

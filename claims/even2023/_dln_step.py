@@ -11,9 +11,11 @@ per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, pr
 over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
 Faster than the hand-written kernel for many lanes side by side (``python -m verify bench
-even2023.dln_gd_step``, 128 lanes: ~1.2× at E1, d = 30; ~2× at E3, d = 10), slower where few lanes
-are live (one lane: ~4× slower), the catalogue's case: :func:`._dln.run_lanes` runs it with
-``gd_engine="declared"`` only (see there):
+even2023.dln_gd_step``, 128 lanes: ~1.1× at E1, d = 30; ~1.2-2× at E3, d = 10); a call of fewer than
+``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
+(:mod:`verify.dynamics.steplanewise`, the same bits, ~20 s more compile cold), where the blocked engine
+was ~3× slower than the hand-written kernel at one lane: lane by lane it is about as fast (E3) to ~5-10%
+slower (E1, d = 30). :func:`._dln.run_lanes` runs it with ``gd_engine="declared"`` only (see there):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
@@ -50,6 +52,11 @@ from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, Last
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
+# calls of fewer lanes run the kernel printed lane by lane (the same bits): the blocked engine is faster
+# for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes: ~1.1x the hand-written
+# kernel at d = 30), but the catalogue's widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x
+# the hand-written time blocked and 1.08x lane by lane (its blocks empty as lanes finish)
+LANEWISE_BELOW = 128
 
 
 def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
@@ -143,9 +150,11 @@ def _first_loss(y, n):
 
 
 def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel: float = 1e-20,
-                 n_snap: int = 24, window: int = 64) -> dict:
-    """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the blocked step kernel:
-    every field of :class:`._dln.Lanes` but ``gammas`` and ``b``, as :func:`._dln._lanes_kernel` gives it."""
+                 n_snap: int = 24, window: int = 64, lanewise_below: int = LANEWISE_BELOW) -> dict:
+    """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the declared step kernel:
+    every field of :class:`._dln.Lanes` but ``gammas`` and ``b``, as :func:`._dln._lanes_kernel` gives it.
+    A call of fewer than ``lanewise_below`` lanes runs the declaration printed lane by lane (d ≤ 64;
+    the blocked engine otherwise), with the same bits (:func:`verify.dynamics.stepcompile.compiled_engine`)."""
     gammas = np.ascontiguousarray(gammas, float)
     n, d = problem.n, problem.d
     L = len(gammas)
@@ -157,7 +166,7 @@ def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel:
     out_i, out_f = np.zeros((3, L), np.int64), np.zeros((6 * d + 5 + window + n_snap * d, L))
     first = float(_first_loss(np.ascontiguousarray(problem.y), n))
     lam_min, lam_max = batch_curvatures(problem.X, n)[0]
-    compiled_engine(dln_gd_kernel(n_snap, window))(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
+    compiled_engine(dln_gd_kernel(n_snap, window), lanewise_below)(np.arange(L), I, Z, int(max_steps), float(tol_rel) * first,
                                                       n, float(lam_min), float(lam_max), out_i, out_f)
     f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",
                                                                             "sum_s2"))}

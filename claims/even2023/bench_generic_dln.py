@@ -15,8 +15,9 @@
   (``run_lanes(gd_engine="declared")``; one engine for every d, every field bitwise the hand-written
   ``_dln._lanes_kernel``), against that hand-written path (run_lanes's default, coordinates padded
   from d = 16 on),
-  at E1 (n = 20, d = 30) and E3 (n = 5, d = 10); value: the smaller of the two speed ratios (>= 1:
-  the declared kernel is not slower once compiled).
+  at E1 (n = 20, d = 30) and E3 (n = 5, d = 10), 128 lanes (the blocked engine) and 1 and 8 lanes
+  (printed lane by lane, :mod:`verify.dynamics.steplanewise`); value: the smaller of the two 128-lane
+  speed ratios (>= 1: the declared kernel is not slower once compiled); ``<E>_<lanes>_ratio`` the others.
 """
 from __future__ import annotations
 
@@ -87,16 +88,18 @@ def bench_dln_generic() -> dict:
                        "stability threshold x 4000 steps, one thread, CPU time: the declared step kernel "
                        "(_dln_step, run_lanes(gd_engine='declared'): one engine for every d) over run_lanes' "
                        "default, the hand-written _lanes_kernel (coordinates padded from d = 16 on), at E1 "
-                       "(n=20, d=30) and E3 (n=5, d=10); value: the smaller ratio")
+                       "(n=20, d=30) and E3 (n=5, d=10); value: the smaller 128-lane ratio; 1 and 8 lanes "
+                       "(lane by lane) reported")
 def bench_dln_gd_step() -> dict:
     from claims.even2023._dln import e1_problem, e3_problem, run_lanes
     from claims.even2023._dln_step import run_gd_lanes
 
     out: dict = {}
-    for label, problem in (("E1", e1_problem(0)), ("E3", e3_problem(0))):
+    for label, problem, lanes, steps in (("E1", e1_problem(0), 128, 4000), ("E3", e3_problem(0), 128, 4000),
+                                         ("E1_8", e1_problem(0), 8, 16000), ("E3_8", e3_problem(0), 8, 16000),
+                                         ("E1_1", e1_problem(0), 1, 40000), ("E3_1", e3_problem(0), 1, 40000)):
         lam = np.linalg.eigvalsh(problem.X.T @ problem.X / problem.n)[-1]
-        gammas = np.geomspace(0.05, 0.9, 128) / (lam * 2 * float(np.max(problem.alpha)) ** 2)
-        steps = 4000
+        gammas = np.geomspace(0.05, 0.9, lanes) / (lam * 2 * float(np.max(problem.alpha)) ** 2)
 
         def declared():
             return run_gd_lanes(problem, gammas, max_steps=steps, tol_rel=0.0)["steps"]
@@ -105,8 +108,9 @@ def bench_dln_gd_step() -> dict:
             return run_lanes(problem, gammas, max_steps=steps, tol_rel=0.0).steps
 
         t = time.perf_counter()
-        run_gd_lanes(problem, gammas[:2], max_steps=5)  # compile (or load from the kernel cache)
-        out[f"{label}_first_call_seconds"] = time.perf_counter() - t
+        run_gd_lanes(problem, gammas, max_steps=5)  # compile this lane count's engine (or load it from the cache)
+        if lanes == 128:
+            out[f"{label}_first_call_seconds"] = time.perf_counter() - t
         best = {"declared": 0.0, "hand": 0.0}
         for _ in range(5):  # interleaved, best of five, CPU time of this (single) thread: the machine is shared
             for name, fn in (("declared", declared), ("hand", hand)):

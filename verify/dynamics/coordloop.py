@@ -31,7 +31,8 @@ per-coordinate quantity takes d consecutive rows of ``I`` and, as an output, of 
 
 Speed: the loops run across the lanes of a block, so many lanes side by side run faster than a kernel
 looping over one lane's coordinates and rows, few live lanes slower (the diagonal network at d = 30,
-per lane: 32 live lanes ~1.2× the hand-written kernel, 8 ~0.5×, one ~0.25×; ``_dln.run_lanes``).
+per lane: 128 live lanes ~1.1× the hand-written kernel's speed, 8 ~0.7×, one ~0.3×); for few lanes the
+same declaration is printed lane by lane, the coordinate and row loops innermost (:mod:`.steplanewise`).
 
 Rounding: each item is printed as in the unrolled kernel, and a Reduce and a row mean run over j and
 the rows in their declared order, so the coordinate loop changes no bit (tests/test_dln_step.py).
@@ -45,7 +46,7 @@ import sympy as sp
 from sympy.logic.boolalg import Boolean
 
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
-from .stepprint import code_name, selects
+from .stepprint import _IND, code_name, lit, selects
 
 _KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
 _ROWS = 4  # data rows per group of a per-coordinate row mean
@@ -60,9 +61,6 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
         else [f"{ind}for b in range(w):"]
     deep = ind + (" " * 8 if per_coordinate else " " * 4)
     return head + [deep + s for s in stmts]
-
-
-_IND = " " * 16  # the main slot loop's body (as :mod:`.stepobservers`)
 
 
 def _free(item) -> set:
@@ -480,11 +478,15 @@ class CoordinateItems:
 
     def coord_store_lines(self) -> list[str]:
         k = self.k
-        from .stepprint import lit
         store = ["    i = N[0, b]", "    status = N[1, b]"]
+        for name in k.int_outputs:
+            self.check_output(name, integer=True)
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
         rows = self.io_rows(k.float_outputs)
+        per = sum(1 for name in k.float_outputs if name in self.cout)
+        self.out_f_rows = (per, len(k.float_outputs) - per)  # out_f needs per·d + scalar rows
         for name, (a, c) in rows.items():
+            self.check_output(name)
             if name in self.cout:
                 store += ["    for j in range(d):", f"        out_f[{a} * d + {c} + j, i] = {self.cell(self.cout[name])}"]
                 continue
@@ -524,6 +526,19 @@ def _move(a, b, F, N, C, d):
             C[j, k * {width} + b] = C[j, k * {width} + a]
 """
         return compact, move
+
+    def coord_buffer(self, width: int) -> str:
+        """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes), after a
+        check that out_f has the rows its outputs need for this d (after :meth:`coord_store_lines`)."""
+        return f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {_KC} * {width}))"
+
+    def out_f_check(self) -> str:
+        """The engine's check that out_f has the rows its outputs need for d, per-coordinate outputs
+        taking d each: d is read from the inputs, so only the engine can check it (it indexes without
+        bounds checks: too few rows would be written past, not refused)."""
+        per, scalar = self.out_f_rows
+        return (f"\n    if out_f.shape[0] < {per} * d + {scalar}:"
+                f"\n        raise ValueError('out_f has fewer rows than the outputs need for this d')")
 
     def coord_check(self) -> None:
         for p in self.k.params:

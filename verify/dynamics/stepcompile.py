@@ -38,22 +38,77 @@ def compile_source(source: str, label: str, kernels: dict | None = None) -> Call
 
 
 @functools.lru_cache(maxsize=None)
-def _source(k: StepKernel) -> str:
+def _source(k: StepKernel, lanewise: bool = False) -> str:
     from .stepkernel import kernel_source
 
-    return kernel_source(k)
+    return kernel_source(k, lanewise)
 
 
-def compiled_engine(k: StepKernel) -> Callable:
+def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
     """The compiled engine of a declared kernel, called as ``engine(<k_name, k_name_p for each kernel>,
     lanes, I, <constants>, out_i, out_f)``: the kernels are bound into a generated module per kernel
-    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration."""
+    (:func:`compile_source`; numba specialises on them anyway), the printing paid once per declaration.
+
+    A call of fewer than ``lanewise_below`` lanes runs the same declaration printed lane by lane
+    (:mod:`.steplanewise`, compiled on its first such call): the same bits, faster where few lanes are
+    live; the blocked engine runs the call when the lane-by-lane one declines it (more coordinates than
+    its rows hold)."""
     names = list(dict.fromkeys(c.kernel for c in k.calls))
     source = _source(k)
 
     def engine(*args):
         kernels = dict(zip(names, args[0:2 * len(names):2]))
         params = args[1:2 * len(names):2]
-        return compile_source(source, k.label, kernels)(*params, *args[2 * len(names):])
+        rest = args[2 * len(names):]
+        _check_shapes(k, rest)
+        if len(rest[0]) < lanewise_below and compile_source(_source(k, True), k.label + "_lanewise", kernels)(
+                *params, *rest) == 0:
+            return 0
+        return compile_source(source, k.label, kernels)(*params, *rest)
 
     return engine
+
+
+def _check_shapes(k: StepKernel, args) -> None:
+    """A clear ValueError for arguments of the wrong shape (the generated engine indexes without bounds
+    checks): ``lanes`` columns of ``I``, ``out_i`` and ``out_f``; the rows of ``I`` and ``out_i``, the
+    columns of ``Z`` (but a per-coordinate data symbol's d), the rows of ``out_f`` without
+    per-coordinate quantities; with them, d from ``Z`` or ``I`` must leave no rows over, and the
+    engine checks ``out_f`` against d)."""
+    lanes, I, out_i, out_f = args[0], args[1], args[-2], args[-1]
+    where = f"step kernel {k.label!r}"
+    for name, a, ndim in (("lanes", lanes, 1), ("I", I, 2), ("out_i", out_i, 2), ("out_f", out_f, 2)):
+        if getattr(a, "ndim", None) != ndim:
+            raise ValueError(f"{where}: {name} must be a {ndim}-d array, got {type(a).__name__} "
+                             f"of shape {getattr(a, 'shape', None)}")
+    if len(lanes) and (lanes.min() < 0 or lanes.max() >= min(I.shape[1], out_i.shape[1], out_f.shape[1])):
+        raise ValueError(f"{where}: lanes must be column indices of I, out_i and out_f "
+                         f"(columns {I.shape[1]}, {out_i.shape[1]}, {out_f.shape[1]}; lanes in "
+                         f"[{lanes.min()}, {lanes.max()}])")
+    if out_i.shape[0] != len(k.int_outputs):
+        raise ValueError(f"{where}: out_i has {out_i.shape[0]} rows, one per int output: {len(k.int_outputs)}")
+    inputs = (*k.params, *k.lane_inputs)
+    per = [q in k.coordinates for q in inputs]
+    if k.data and getattr(args[2], "ndim", None) != 2:
+        raise ValueError(f"{where}: Z must be a 2-d array of data rows")
+    if not k.coordinates:
+        rows = {"I": (I.shape[0], len(inputs)), "out_f": (out_f.shape[0], len(k.float_outputs))}
+        if k.data:
+            rows["Z columns"] = (args[2].shape[1], len(k.data))
+        for name, (got, want) in rows.items():
+            if got != want:
+                raise ValueError(f"{where}: {name}: {got}, expected {want}")
+        return
+    fixed = len(inputs) - sum(per)
+    if any(z in k.coordinates for z in k.data):
+        d = args[2].shape[1] - sum(z not in k.coordinates for z in k.data)
+        ok = I.shape[0] == sum(per) * d + fixed
+    else:
+        d = (I.shape[0] - fixed) // max(sum(per), 1)
+        ok = I.shape[0] >= fixed and (I.shape[0] - fixed) % max(sum(per), 1) == 0
+    if k.data and not any(z in k.coordinates for z in k.data) and args[2].shape[1] != len(k.data):
+        raise ValueError(f"{where}: Z columns: {args[2].shape[1]}, expected {len(k.data)}")
+    # out_f's rows (per-coordinate outputs take d each) are checked by the engine itself, which
+    # knows which outputs are per coordinate (coordloop.coord_buffer)
+    if not ok or d < 0:
+        raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d})")

@@ -47,7 +47,9 @@ into scratch rows, then the sums), then one branch-free loop (every update a sel
 vectorises across lanes, then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
 one LLVM select, :func:`.stepprint.select`: no branches for numba's passes, whose cost grows with
 their square, nor for the vectoriser); every ``_CHUNK`` steps finished slots are written out
-and refilled.
+and refilled. The same declaration printed lane by lane (:mod:`.steplanewise`, ``kernel_source(k,
+lanewise=True)``: one slot, the loops over coordinates and data rows innermost) runs calls of few lanes
+faster, with the same bits; :func:`.stepcompile.compiled_engine` chooses per call.
 
 Rounding is fixed by the declaration: IEEE operations are exact up to one rounding each and commute,
 but sums and products of three or more terms depend on their order, which sympy does not keep; so
@@ -70,8 +72,8 @@ from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, 
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
                         RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
 from .steplayout import flat_rows, block_width
-from .stepobservers import _IND, ScalarPassItems
-from .stepprint import code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
+from .stepobservers import ScalarPassItems
+from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
@@ -122,6 +124,12 @@ class _Builder(ScalarPassItems, CoordinateItems):
                         self.held.setdefault(i.name, []).append(item.where)
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
         self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
+
+    chunk_exit = ""  # the lane-by-lane engine leaves a chunk once its lane has finished
+
+    def finish(self, source: str, width: int) -> str:
+        """The generated source laid out: rows of ``width`` slots (:mod:`.steplayout`)."""
+        return flat_rows(self.coord_layout(source, width) if self.fam else source, width)
 
     def state(self, item: State) -> None:
         """A State's row, its initial value and its name: its value at the current step (read at the top)."""
@@ -384,6 +392,15 @@ class _Builder(ScalarPassItems, CoordinateItems):
         load += ["    N[0, b] = i", "    N[1, b] = -1", "    N[2, b] = 0"]
         return load + [f"    N[{r}, b] = {v}" for r, v in self.loads_i]
 
+    def check_output(self, name: str, integer: bool = False) -> None:
+        """An output is a parameter, a State, an observer or a final: a clear error for any other name."""
+        if name in (self.stores_i if integer else {**self.stores_f, **self.cout}):
+            return
+        if any(q.name == name for q in self.fam):
+            raise ValueError(f"step kernel: output {name!r} is a per-coordinate intermediate, which has no "
+                             "value once the lane stops; declare it a State of its block to output it")
+        raise ValueError(f"step kernel: output {name!r} is not a parameter, State, observer or final")
+
     def store_lines(self) -> list[str]:
         """A finished slot's outputs, with the stop rule's per-outcome overrides."""
         if self.fam:
@@ -394,9 +411,12 @@ class _Builder(ScalarPassItems, CoordinateItems):
             check_rounding(c.expr, f"final {c.name}")
             self.stores_f[c.name.name] = final.doprint(sp.sympify(c.expr))
         store = ["    i = N[0, b]", "    status = N[1, b]"]
+        for name in k.int_outputs:
+            self.check_output(name, integer=True)
         store += [f"    out_i[{j}, i] = {self.stores_i[name]}" for j, name in enumerate(k.int_outputs)]
         rows, other = [], []  # outputs that are a row as is, copied in runs; the others
         for j, name in enumerate(k.float_outputs):
+            self.check_output(name)
             value = self.stores_f[name]
             for o, oname, v in k.stop.overrides:
                 if oname == name:
@@ -406,14 +426,22 @@ class _Builder(ScalarPassItems, CoordinateItems):
         return store + _copies(rows, "out_f[{}, i]", "F[{}, b]") + other
 
 
-def kernel_source(k: StepKernel) -> str:
+def kernel_source(k: StepKernel, lanewise: bool = False) -> str:
     """Python source of ``engine(<kernel parameters>, lanes, I, [Z,] <constants>, out_i, out_f)`` for ``k``:
     ``I[j, i]`` the initial θ_j then the lane inputs of lane i; ``Z`` (rows × ``len(k.data)``) the data
     rows of the row means, when ``k.data`` is declared; outputs in rows of ``out_i`` / ``out_f``
     (in the order of ``k.int_outputs`` / ``k.float_outputs``), column i. A kernel ``name`` of the calls
     is the module-level function ``k_name`` (bound by the generated module, :func:`compile_source`), its
-    parameter array the argument ``k_name_p``."""
-    bld = _Builder(k)
+    parameter array the argument ``k_name_p``.
+
+    ``lanewise``: the same declaration printed lane by lane (:mod:`.steplanewise`): one slot, no loops
+    over slots, the coordinate and row loops innermost — the same arithmetic, so the same bits, faster
+    where few lanes are live."""
+    if lanewise:
+        from .steplanewise import LanewiseBuilder as builder
+    else:
+        builder = _Builder
+    bld = builder(k)
     fr, local = bld.fr, bld.local
     bld.gate = "act"
     for item in k.prelude:
@@ -465,17 +493,17 @@ def kernel_source(k: StepKernel) -> str:
     zarg = "Z, " if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
     loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
-    zero = [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs) if q not in bld.fam]
-    zero += [" " * 20 + "for j in range(d):\n" + " " * 24 + f"{bld.cell(bld.cr[q])} = 0.0"
-             for q in (*k.params, *k.lane_inputs) if q in bld.fam]
+    # an emptied slot's inputs zeroed: it keeps stepping in the vector loop, on finite values (with
+    # per-coordinate rows the live slots move to the front instead, .coordloop: no slot left to zero)
+    zero = [] if bld.fam else [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
     # the per-coordinate rows counted once: a loop over j streams through the coordinates, one at a
     # time (the diagonal network at d = 30: 32 slots ~5% faster than 16, ~15% faster than 64)
-    width = block_width(nfl + len(bld.cr))
+    width = 1 if lanewise else block_width(nfl + len(bld.cr))
     # a kernel with per-coordinate rows (.coordloop): d from the inputs' shapes, the rows in C
-    cbuf = f"\n    d = {bld.coord_size()}\n    C = np.zeros((d, _KC_ * {width}))" if bld.fam else ""
+    cbuf = bld.coord_buffer(width) if bld.fam else ""
     cio = ", C, d" if bld.fam else ""
     cpost = "".join(f"\n{' ' * 12}{line}" for line in bld.post)
     ccompact, cmove = bld.coord_compaction(nfl, nin, width) if bld.fam else ("", "")
@@ -517,7 +545,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
                 extra |= {extra}{cpost}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots
-{scalar_text}
+{scalar_text}{bld.chunk_exit}
         for b in range(w):  # write out finished lanes, refill their slots
             if N[1, b] >= 0:
                 _store(b, out_i, out_f, F, N{cio})
@@ -525,8 +553,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
                     _load(b, lanes[nxt], I, {pargs}F, N{cio})
                     nxt += 1
                 else:
-                    N[1, b] = -2
-{nl.join(zero)}
+                    N[1, b] = -2{''.join(nl + z for z in zero)}
                     live -= 1{ccompact}
     return 0
 
@@ -540,7 +567,7 @@ def _load(b, i, I, {pargs}F, N{cio}):
 def _store(b, out_i, out_f, F, N{cio}):
 {nl.join(store)}
 {cmove}''')
-    return flat_rows(bld.coord_layout(source, width) if bld.fam else source, width)
+    return bld.finish(source, width)
 
 
 def _copies(pairs, dst: str, src: str) -> list[str]:

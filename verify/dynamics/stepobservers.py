@@ -7,9 +7,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .stepitems import Doublings, Let, RareUpdate, State, Window
-from .stepprint import code_name
-
-_IND = " " * 16  # the slot loop's body
+from .stepprint import _IND, code_name
 
 
 class ScalarPassItems:
