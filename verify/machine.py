@@ -19,9 +19,9 @@ SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f")
 
 
 def _cpuinfo() -> dict[str, str]:
-    """First processor's fields of /proc/cpuinfo (Linux); empty elsewhere."""
+    """First processor's fields of /proc/cpuinfo (Linux); empty where it cannot be read."""
     try:
-        text = Path("/proc/cpuinfo").read_text()
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
         return {}
     fields: dict[str, str] = {}
@@ -40,15 +40,21 @@ def cpus() -> int:
 
 
 def describe() -> dict:
-    """CPU model, logical CPUs, clock, vector extensions, 1-minute load average, Python and numba."""
+    """CPU model, logical CPUs, clock, vector extensions (None: unknown here, e.g. no /proc/cpuinfo or
+    no x86 ``flags``), 1-minute load average, Python and numba. Never raises: a field that cannot be
+    read is left out."""
     info = _cpuinfo()
     flags = set(info.get("flags", "").split())
-    out = {"cpu": info.get("model name") or platform.processor() or platform.machine(),
-           "cpus": cpus(), "simd": [f for f in SIMD_FLAGS if f in flags] if flags else []}
-    if info.get("cpu MHz"):
+    out = {"cpu": info.get("model name") or platform.processor() or platform.machine() or "unknown CPU",
+           "cpus": cpus(), "simd": [f for f in SIMD_FLAGS if f in flags] if flags else None}
+    try:
         out["mhz"] = round(float(info["cpu MHz"]))
-    if hasattr(os, "getloadavg"):
+    except (KeyError, ValueError):
+        pass
+    try:
         out["load_average_1min"] = round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        pass
     out["python"] = platform.python_version()
     try:
         import numba
@@ -59,11 +65,17 @@ def describe() -> dict:
 
 
 def one_line(m: dict | None = None) -> str:
-    """``describe()`` as one line, e.g. ``AMD EPYC, 2 CPUs at 1996 MHz, avx2+fma (no avx512f), load 1.02``."""
+    """``describe()`` as one line, e.g. ``AMD EPYC, 2 CPUs at 1996 MHz, avx2+fma (no avx512f), load 1.02``
+    (the load when this is called: after a report's claims ran, mostly the report's own workers)."""
     m = m or describe()
-    simd = "+".join(f for f in m["simd"] if f in ("avx2", "fma", "avx512f")) or "no avx2"
-    if "avx512f" not in m["simd"] and m["simd"]:
-        simd += " (no avx512f)"
+    simd = m.get("simd")
+    if simd is None:
+        vector = "SIMD extensions unknown"
+    else:
+        vector = "+".join(f for f in simd if f in ("avx2", "fma", "avx512f")) or "no avx2"
+        if "avx512f" not in simd and simd:
+            vector += " (no avx512f)"
     clock = f" at {m['mhz']} MHz" if "mhz" in m else ""
     load = f", load {m['load_average_1min']:.2f}" if "load_average_1min" in m else ""
-    return f"{m['cpu']}, {m['cpus']} CPUs{clock}, {simd}{load}, Python {m['python']}, numba {m.get('numba', '?')}"
+    return (f"{m.get('cpu', 'unknown CPU')}, {m.get('cpus', '?')} CPUs{clock}, {vector}{load}, "
+            f"Python {m.get('python', '?')}, numba {m.get('numba', '?')}")

@@ -115,7 +115,7 @@ def _def7_quadratic_bound(factor):
         with mpmath.workdps(40):
             val, gap = _bregman_mp(b, bq, a)
             if gap <= mpmath.mpf(10) ** -12 * (1 + abs(b) + abs(bq)):
-                return sampling.SKIP   # D ~ gap² is below the 40-digit rounding of ψ (as in _def7_prop)
+                return sampling.SKIP   # D ~ gap² is below the 40-digit rounding of ψ: not resolvable
             M = max(abs(mpmath.mpf(b)), abs(mpmath.mpf(bq)))
             bound = (mpmath.mpf(b) - mpmath.mpf(bq)) ** 2 / (4 * mpmath.sqrt(M ** 2 + mpmath.mpf(a) ** 4))
             ratio = val / bound
