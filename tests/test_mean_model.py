@@ -138,14 +138,30 @@ def test_mpmath_recursion_and_flow_take_l_sym_from_the_catalogue_unchanged():
         assert rhs(0.0, np.array([A, b])) == [-2.0 * 100.0**2 * lp * gb, -lp * A * float(mm.g_prime(b))]
 
 
-def test_relu_sign_case_proof_does_not_prove_a_tighter_bound():
-    """ahn2023.fact6.signal's proof (four sign cases decided by sympy) proves the bound |δ| and
-    leaves 0.97|δ| undecided: it is not a check that passes whatever the bound."""
-    from sympy import Rational
+def test_relu_sign_case_proof_refutes_a_tighter_bound_with_an_exact_witness():
+    """ahn2023.fact6.signal's proof (four sign cases decided by sympy) proves the bound λ and refutes
+    0.97λ with an exact counterexample, which the sums themselves confirm: it is not a check that
+    passes whatever the bound."""
+    from fractions import Fraction
+
+    import numpy as np
 
     from verify.claim import Context, Status
     from claims.ahn2023.sec3_mean_model import _signal_proof
 
     assert _signal_proof().run(Context(0, "quick")).status is Status.PROVED
-    tighter = _signal_proof(Rational(97, 100)).run(Context(0, "quick"))
-    assert tighter.status is Status.INCONCLUSIVE and "False" not in str(tighter.data["cases"])
+    tighter = _signal_proof(Fraction(97, 100)).run(Context(0, "quick"))
+    assert tighter.status is Status.REFUTED
+    w = tighter.data["witness"]
+    xi, lam, y = np.array([float(Fraction(w["xi"][0]))]), float(Fraction(w["lambda"])), w["y"]
+    change = abs(np.maximum(xi + lam * y, 0).sum() - np.maximum(xi, 0).sum())
+    assert change > 0.97 * lam and w["difference_over_lambda"] > 0.97
+
+
+def test_fact7_sign_proof_refutes_a_strict_decrease_at_a_zero():
+    from verify.claim import Context, Status
+    from claims.ahn2023.sec3_mean_model import _fact7_sign_proof
+
+    assert _fact7_sign_proof().run(Context(0, "quick")).status is Status.PROVED
+    strict = _fact7_sign_proof(strict_at_zero=True).run(Context(0, "quick"))
+    assert strict.status is Status.REFUTED and strict.data["witness"] == {"case": "A=0", "A": "0", "delta_b": "0"}

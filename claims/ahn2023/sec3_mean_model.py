@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -156,27 +157,50 @@ def _signal_proof(factor=1):
     changes one term only, whose argument moves by δ = ±λy (|δ| = λ, y = ±1), and ReLU = max(·, 0) is
     1-Lipschitz. The latter by an exhaustive split on the signs of u and u + δ (u = ±p, u + δ = ±q
     with p, q ≥ 0, so δ = ±q ∓ p), on each of which sympy decides |max(u + δ, 0) − max(u, 0)| ≤ |δ|.
-    ``factor`` (tests only): the bound factor·|δ|, which sympy must not prove for a factor below 1."""
+
+    ``factor``: the bound factor·λ (a planted near miss). A sign case sympy does not decide true is
+    probed at p, q ∈ {0, ½, …, 3}; an exact violation refutes the bound with the counterexample d = 1,
+    ξ = (u), b = 0, λ = |δ|, y = sgn δ, sign +."""
     @check("one_term_moves_by_lambda_and_relu_is_1_lipschitz", "SYM")
     def run(ctx):
         sp = _sp()
         p, q = sp.symbols("p q", nonnegative=True)
         lam = sp.Symbol("lambda", positive=True)
-        cases = {}
+        f = sp.Rational(factor)
+        probes = [sp.Rational(k, 2) for k in range(7)]
+        cases, witness = {}, None
         for su in (1, -1):
             for sv in (1, -1):
                 u, moved = su * p, sv * q
-                decided = sp.Abs(sp.Max(moved, 0) - sp.Max(u, 0)) <= factor * sp.Abs(moved - u)
+                change, bound = sp.Abs(sp.Max(moved, 0) - sp.Max(u, 0)), f * sp.Abs(moved - u)
+                decided = change <= bound
                 cases[f"u={'+' if su > 0 else '-'}p, u+delta={'+' if sv > 0 else '-'}q"] = str(decided)
+                if decided is sp.true or witness is not None:
+                    continue
+                for pv in probes:
+                    for qv in probes:
+                        at = {p: pv, q: qv}
+                        if change.subs(at) > bound.subs(at):  # exact rationals
+                            delta = (moved - u).subs(at)
+                            witness = {"xi": [str(u.subs(at))], "b": "0", "lambda": str(abs(delta)),
+                                       "y": int(sp.sign(delta)), "change": str(change.subs(at)),
+                                       "bound": str(bound.subs(at)),
+                                       "difference_over_lambda": float(change.subs(at) / abs(delta))}
+                            break
+                    if witness:
+                        break
         shift = {f"sign={sg:+d}, y={y:+d}": str(sp.simplify(sp.Abs(sg * lam * y) - lam))
                  for sg in (1, -1) for y in (1, -1)}
-        ok = all(v == "True" for v in cases.values()) and all(v == "0" for v in shift.values())
-        if not ok:
-            return outcome(Status.INCONCLUSIVE, "sympy did not decide every sign case", cases=cases,
-                           shift_minus_lambda=shift)
+        data = {"cases": cases, "shift_minus_lambda": shift, "method": "sympy"}
+        if witness:
+            return outcome(Status.REFUTED, f"d = 1, ξ = ({witness['xi'][0]}), b = 0, λ = {witness['lambda']}, "
+                           f"y = {witness['y']:+d}: the sums differ by {witness['change']} > {witness['bound']} "
+                           "(exact)", witness=witness, **data, difference_over_lambda=witness["difference_over_lambda"])
+        if not (all(v == "True" for v in cases.values()) and all(v == "0" for v in shift.values())):
+            return outcome(Status.INCONCLUSIVE, "sympy did not decide every sign case", **data)
         return outcome(Status.PROVED, "exact: only the j-th term changes, its argument by ±λy (|±λy| = λ), "
                        "and |max(u + δ, 0) − max(u, 0)| ≤ |δ| in each of the 4 sign cases of u, u + δ (sympy)",
-                       cases=cases, shift_minus_lambda=shift, method="sympy")
+                       **data)
     return run
 
 
@@ -210,10 +234,10 @@ FACT6_SIGNAL = Claim(
     checks=(_signal_proof(),),
     planted=(Planted("p3", "bound λ/d", sampling.forall(
         "p3", _signal_strategy(), _signal_prop(lambda lam, d: lam / d), examples=(300, 3000))),
-             near_miss("p4", "near miss: bound 0.97λ (3% tighter; λ is attained)", sampling.forall(
-                 "p4", _signal_strategy(), _signal_prop(lambda lam, d: 0.97 * lam), examples=(300, 3000)),
-                 margin=lambda d: (d["difference_over_lambda"] - 0.97, f"at the shrunk witness the sums differ by "
-                                   f"{d['difference_over_lambda']:.4f}λ > 0.97λ") if "difference_over_lambda" in d else None)),
+             # through the proof's own code: its sign cases refute a bound below λ with an exact witness
+             near_miss("p4", "near miss: bound 0.97λ (3% tighter; λ is attained)", _signal_proof(Fraction(97, 100)),
+                       margin=lambda d: (d["difference_over_lambda"] - 0.97, f"at the witness the sums differ by "
+                                         f"{d['difference_over_lambda']:.4f}λ > 0.97λ") if "difference_over_lambda" in d else None)),
 )
 
 
@@ -411,25 +435,12 @@ def _fact7_strategy():
     return st.tuples(A, st.floats(-5, 1), st.floats(1e-6, 1.0), st.integers(1, 500))
 
 
-def _fact7_prop(strict_even_at_zero: bool = False):
-    def prop(args):
-        A, b, eta, d = args
-        with mpmath.workdps(30):
-            A_, b_ = mpmath.mpf(A), mpmath.mpf(b)
-            gb = mm.g_mp(b_)
-            lp = mpmath.tanh(A_ * gb / 2) / 2
-            db = -mpmath.mpf(eta) * lp * A_ * mpmath.ncdf(b_)
-            if strict_even_at_zero:
-                return bool(db < 0), {"delta_b": float(db)}
-            ok = db <= 0 and ((db == 0) == (A == 0))
-            return bool(ok), {"delta_b": float(db)}
-    return prop
-
-
-def _fact7_sign_proof():
+def _fact7_sign_proof(strict_at_zero: bool = False):
     """b_{t+1} − b_t = −η ℓ_sym'(A g(b)) A Φ(b) (eq. (5); ℓ_sym' = tanh(·/2)/2, fact9.ii) is < 0 for
     A ≠ 0 and = 0 for A = 0, exactly, for every η > 0, b and d: with G = g(b) > 0 and P = Φ(b) > 0
-    (lem2) as positive symbols, sympy decides the sign for A = a and for A = −a (a > 0)."""
+    (lem2) as positive symbols, sympy decides the sign for A = a and for A = −a (a > 0).
+    ``strict_at_zero`` (planted): b_{t+1} < b_t also at A = 0. A sign sympy decides false refutes,
+    with the exact step at the witness (a = G = P = η = 1, or A = 0)."""
     @check("one_step_sign_proof", "SYM")
     def run(ctx):
         s = S()
@@ -438,9 +449,19 @@ def _fact7_sign_proof():
 
         def step(A):
             return -eta * s["ell_sym_prime_tanh"].subs(s["s"], A * G) * A * P
-        signs = {"A=a>0": step(a).is_negative, "A=-a<0": step(-a).is_negative, "A=0": step(sp.Integer(0)) == 0}
-        data = {"delta_b_negative": {k: str(v) for k, v in signs.items()}, "method": "sympy"}
-        if not all(v is True for v in signs.values()):
+        zero = step(sp.Integer(0))
+        signs = {"A=a>0": (step(a).is_negative, a), "A=-a<0": (step(-a).is_negative, -a),
+                 "A=0": ((zero < 0) if strict_at_zero else (zero == 0), sp.Integer(0))}
+        data = {"delta_b_negative" if not strict_at_zero else "claimed_sign": {k: str(v) for k, (v, _) in signs.items()},
+                "method": "sympy"}
+        for case, (value, A) in signs.items():
+            if value is False or value is sp.false:
+                at = {a: 1, G: 1, P: 1, eta: 1}
+                delta_b = step(A).subs(at)
+                return outcome(Status.REFUTED, f"{case}: b_{{t+1}} − b_t = {sp.sstr(delta_b)} at A = {sp.sstr(A.subs(at))}, "
+                               "g = Φ = η = 1 (exact), against the claimed sign", witness={"case": case,
+                               "A": sp.sstr(A.subs(at)), "delta_b": sp.sstr(delta_b)}, **data)
+        if not all(v is True or v is sp.true for v, _ in signs.values()):
             return outcome(Status.INCONCLUSIVE, "sympy did not decide the sign of b_{t+1} − b_t", **data)
         return outcome(Status.PROVED, "exact: b_{t+1} − b_t = −η tanh(Ag/2)AΦ/2 is negative for A > 0 and for "
                        "A < 0 (g, Φ > 0 by lem2) and 0 at A = 0 (sympy)", **data)
@@ -518,9 +539,7 @@ FACT7 = Claim(
     checks=(_fact7_sign_proof(), _b_monotone_traj("b")),
     planted=(
         Planted("p1", "A_t is monotone", _b_monotone_traj("A")),
-        Planted("p2", "b_{t+1} < b_t even when A_t = 0",
-                sampling.forall("p2", _fact7_strategy(), _fact7_prop(strict_even_at_zero=True),
-                                examples=(300, 3000))),
+        Planted("p2", "b_{t+1} < b_t even when A_t = 0", _fact7_sign_proof(strict_at_zero=True)),
         near_miss("p3", "near miss: |b_{t+1} − b_t| <= 0.97·ηA_t²g(b_t)Φ(b_t)/4 (the small-A rate of the "
                   "decrease, which is sharp, tightened by 3%)",
                   sampling.forall("p3_step_bound", _fact7_strategy(), _fact7_step_bound(0.97),
