@@ -8,6 +8,7 @@ import pytest
 
 import test_coordloop
 import test_stepkernel
+from test_dln_step import _gammas, _hitting_gammas
 from claims.even2023 import _dln
 from claims.even2023._dln import OUTCOMES, _lanes_kernel, batch_curvatures, e1_problem, e3_problem, sparse_problem
 from claims.even2023._dln_step import run_gd_lanes
@@ -81,22 +82,6 @@ def test_the_step_kernel_plain_loop_tests_pass_lane_by_lane(monkeypatch, request
     monkeypatch.setattr(test_stepkernel, "compiled_engine",
                         lambda k: stepcompile.compiled_engine(k, lanewise_below=ALWAYS))
     getattr(test_stepkernel, test)()
-
-
-def _gammas(problem, lanes):
-    lam = np.linalg.eigvalsh(problem.X.T @ problem.X / problem.n)[-1]
-    return np.geomspace(0.05, 3.0, lanes) / (lam * 2 * float(np.max(problem.alpha)) ** 2)
-
-
-def _hitting_gammas(problem):
-    """γ with fl(γ g_j) = ±1 at the first step (tests/test_dln_step.py): hit_pm1 after one step."""
-    n, d = problem.X.shape
-    G = [0.0] * d
-    for i in range(n):
-        for j in range(d):
-            G[j] += -problem.y[i] * problem.X[i, j]
-    g = [Gj / n for Gj in G]
-    return [c for gj in g for c in (1.0 / gj, -1.0 / gj) if c > 0 and c * gj in (1.0, -1.0)]
 
 
 def _same_bits(a, b) -> bool:
