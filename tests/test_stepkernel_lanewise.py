@@ -200,3 +200,19 @@ def test_arguments_of_the_wrong_shape_are_refused_by_the_driver():
     with pytest.raises(ValueError, match="I: 2, expected 3"):
         stepcompile.compiled_engine(plain)(test_stepkernel._dl_square, np.array([1.0]), np.arange(1), np.ones((2, 1)),
                                            10, 1e-9, np.zeros((5, 1), np.int64), np.zeros((10, 1)))
+
+
+def test_the_diagonal_network_lane_by_lane_source_keeps_its_speed_ups():
+    """The lane-by-lane source is rewritten from the blocked one by patterns (steplanewise): a change of
+    the blocked printer's layout would make them miss silently, leaving the bits but losing the speed.
+    Pinned on the diagonal network (source only, no compile): no slot loops, the running maximum and
+    the flag in locals (the flag as a boolean), the per-coordinate data transposed once per call."""
+    import re
+
+    from claims.even2023._dln_step import dln_gd_kernel
+
+    source = stepkernel.kernel_source(dln_gd_kernel(24, 64), lanewise=True)
+    assert "for b in range(w)" not in source
+    assert re.search(r"\brF\d+ = F\[\d+ \+ b\]", source)
+    assert re.search(r"\bfN\d+ = rN\d+ != 0", source)
+    assert "ZT = np.ascontiguousarray" in source

@@ -1,12 +1,9 @@
 """What machine a timing was taken on: the CPU, its vector extensions, the cores and the load.
 
-Timings are only comparable on like hardware: the same float64 lane engine (SIMD across lanes) ran
-at 1.3e8 lane-steps/s on one thread of the 2-core VM this project was measured on until 2026-12-01,
-and at 4.5e7 on one thread of the 2-core VM of 2026-12-02 (AMD EPYC at 2 GHz, AVX2 without AVX-512;
-2.4e7 with another job on the other core);
-the whole full-budget report took 337–343 s and 824 s of CPU on them. ``verify bench`` and
-``reports/RUNTIME.md`` print this beside their numbers, so a reader can tell a regression from a
-different machine.
+Timings are only comparable on like hardware: the same code ran 3–5× slower on one of this project's
+2-core VMs than on another (the README's "How long things take" gives the measurements). ``verify
+bench`` and ``reports/RUNTIME.md`` print this beside their numbers, so a reader can tell a regression
+from a different machine; :func:`cpus` is also the default number of workers and threads.
 """
 from __future__ import annotations
 

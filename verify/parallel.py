@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from . import costs
+from .machine import cpus
 from .claim import (Claim, Context, Evidence, Result, Status, _jsonable, catalogue, claims_in_module, combine,
                     derive_seed, run_claim, run_planted)
 
@@ -113,10 +114,8 @@ def make_runner(workers: int | None = None, scheduler: Any = None) -> Runner:
 
 
 def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
+    """One worker per CPU this process may run on."""
+    return cpus()
 
 
 def picklable(obj: Any) -> bool:

@@ -46,6 +46,7 @@ def bench_lane_threads() -> dict:
     import os
 
     from .dynamics import normalised_start, run
+    from .machine import cpus
     from .dynamics.benchmarks import _bench_losses
 
     loss = _bench_losses()[0]
@@ -68,7 +69,7 @@ def bench_lane_threads() -> dict:
     (one, one_cpu), (two, two_cpu) = rate(1), rate(2)
     return {"value": two, "one_thread": one, "speedup": two / one, "one_thread_per_cpu_second": one_cpu,
             "two_threads_per_cpu_second": two_cpu, "load_average_1min": round(load, 2),
-            "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+            "cpus": cpus(),
             "lanes": lanes, "steps_per_lane": steps}
 
 

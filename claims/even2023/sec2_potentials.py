@@ -47,7 +47,7 @@ def _sinh_point(a, t):
 
 
 def bregman(b, bq, a):
-    return psi(b, a) - psi(bq, a) - sp.diff(psi(b_, a), b_).subs(b_, bq) * (b - bq)
+    return bregman_scaled(b, bq, a, 1)  # the Bregman divergence, written once below
 
 
 # =========================================================================== def6

@@ -36,9 +36,9 @@ _INT_FIELDS, _FLOAT_FIELDS = INT_FIELDS, FLOAT_FIELDS
 def _threads(parallel: bool | int, n: int) -> int:
     """Threads for ``run(parallel=...)``: False → 1, True → every core, an int → that many (≤ lanes)."""
     if parallel is True:
-        import os
+        from ..machine import cpus
 
-        want = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        want = cpus()
     else:
         want = int(parallel) if parallel else 1
     return max(1, min(want, n))

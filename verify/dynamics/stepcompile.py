@@ -91,10 +91,10 @@ def _check_shapes(k: StepKernel, args) -> None:
     per = [q in k.coordinates for q in inputs]
     if k.data and getattr(args[2], "ndim", None) != 2:
         raise ValueError(f"{where}: Z must be a 2-d array of data rows")
+    if k.data and not any(z in k.coordinates for z in k.data) and args[2].shape[1] != len(k.data):
+        raise ValueError(f"{where}: Z columns: {args[2].shape[1]}, expected {len(k.data)}")
     if not k.coordinates:
         rows = {"I": (I.shape[0], len(inputs)), "out_f": (out_f.shape[0], len(k.float_outputs))}
-        if k.data:
-            rows["Z columns"] = (args[2].shape[1], len(k.data))
         for name, (got, want) in rows.items():
             if got != want:
                 raise ValueError(f"{where}: {name}: {got}, expected {want}")
@@ -106,8 +106,6 @@ def _check_shapes(k: StepKernel, args) -> None:
     else:
         d = (I.shape[0] - fixed) // max(sum(per), 1)
         ok = I.shape[0] >= fixed and (I.shape[0] - fixed) % max(sum(per), 1) == 0
-    if k.data and not any(z in k.coordinates for z in k.data) and args[2].shape[1] != len(k.data):
-        raise ValueError(f"{where}: Z columns: {args[2].shape[1]}, expected {len(k.data)}")
     # out_f's rows (per-coordinate outputs take d each) are checked by the engine itself, which
     # knows which outputs are per coordinate (coordloop.coord_buffer)
     if not ok or d < 0:

@@ -19,6 +19,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 _IND = " " * 16  # the indent of a statement in the engine's loop over the slots (the vector loop)
 
+
 class StepPrinter(PythonCodePrinter):
     """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
     branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
