@@ -27,6 +27,12 @@ from importlib import import_module as _import_module
 # machine. Off before numba is first imported (verify.kernelcache refuses to compile if it is on).
 _os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
 
+# OpenBLAS's kernels and numpy's SIMD dispatch pinned for this CPU class before numpy is imported, so
+# that rounding-level digits do not depend on the machine (verify/numenv.py)
+from . import numenv as _numenv  # noqa: E402
+
+_numenv.pin()
+
 from .claim import (BUDGETS, Check, Claim, all_checks, combine, corroborate, Context, Evidence, Figure,
                     Paper, PartVerdict, Planted, Result, Source, Status, Verdict, catalogue, check,
                     dependency_order, derive_seed, outcome, run_claim, run_planted, select)

@@ -19,6 +19,7 @@ import argparse
 import importlib
 import json
 import os
+import shlex
 import sys
 import time
 
@@ -178,6 +179,9 @@ def cmd_report(args) -> int:
         print("not robust over --seeds: " + "; ".join(summary["seeds_unmet"]))
     if summary["figures_failed"]:
         print("figures NOT drawn: " + "; ".join(summary["figures_failed"]))
+    for warning in summary["numeric_warnings"]:
+        print(f"warning: {warning}: rounding-level digits may differ from reports written elsewhere "
+              f"(`python -m verify numenv`)", file=sys.stderr)
     return 0 if not (summary["unmet"] or summary["planted_not_refuted"] or summary["seeds_unmet"]
                      or summary["figures_failed"]) else 1
 
@@ -220,6 +224,21 @@ def cmd_new_paper(args) -> int:
         print(f"wrote {path}")
     print(f"next: edit claims/{args.key}/sec1.py, then `python -m verify check {args.key} --planted` "
           "(docs/adding-a-paper.md)")
+    return 0
+
+
+def cmd_numenv(args) -> int:
+    """The numerical environment in effect, and the variables that pin it (verify/numenv.py): give
+    them to processes that import numpy before verify, e.g. every Dask worker."""
+    from . import numenv
+
+    wanted = numenv.variables()
+    print(f"# in effect: {numenv.one_line()}")
+    if not wanted:
+        print("# no pinned environment for this CPU: rounding-level digits may differ from reports "
+              "written on x86-64 machines with AVX2 and FMA")
+    for key, value in wanted.items():
+        print(f"export {key}={shlex.quote(value)}")
     return 0
 
 
@@ -280,6 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("key", help="paper key, the first part of every claim id (e.g. smith2024)")
     q.add_argument("citation", help="full reference: authors, title, venue")
     q.set_defaults(fn=cmd_new_paper)
+
+    q = sub.add_parser("numenv", help="the numerical environment in effect, and the shell variables "
+                                      "that pin it (for Dask workers)")
+    q.set_defaults(fn=cmd_numenv)
 
     q = sub.add_parser("bench", help="run the performance benchmark")
     q.add_argument("names", nargs="*", help="benchmark name prefixes (default: all)")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from . import costs
+from . import costs, numenv
 from .machine import cpus
 from .claim import (Claim, Context, Evidence, Result, Status, _jsonable, catalogue, claims_in_module, combine,
                     derive_seed, run_claim, run_planted)
@@ -151,6 +151,7 @@ class ClaimOutcome:
     figures: tuple[tuple[str, str, bytes | None], ...]  # (file name, caption, PNG bytes)
     seconds: float
     worker: str
+    numeric: str = ""   # the worker's numerical environment (verify.numenv.one_line)
 
     def result(self, claim: Claim) -> Result:
         if claim.expect == "unchecked":  # recorded, not checked: no parts to combine
@@ -209,12 +210,12 @@ def run_claim_task(task: ClaimTask, claim: Claim | None = None,
                 figures.append((name, caption, png))
     done = ClaimOutcome(claim.id, result.verdict, result.evidence, result.seconds, planted,
                         tuple(figures), time.perf_counter() - started,
-                        f"{socket.gethostname()}:{os.getpid()}")
+                        f"{socket.gethostname()}:{os.getpid()}", numenv.one_line())
     if remote and not picklable(done):
         # evidence holding an object that cannot travel: send its JSON form (what reports show)
         done = ClaimOutcome(done.claim_id, done.verdict, tuple(map(_portable, done.evidence)),
                             done.check_seconds, tuple((t, _portable(e)) for t, e in done.planted),
-                            done.figures, done.seconds, done.worker)
+                            done.figures, done.seconds, done.worker, done.numeric)
     return done
 
 
