@@ -60,11 +60,15 @@ def hinge_fit(x: np.ndarray, y: np.ndarray, right_degree: int = 3, n_grid: int =
     also report the degree-1 estimate."""
     scale = float(x.max())
     u = x / scale
+    kinks = np.linspace(u[1], u[-2], n_grid)
+    # the design matrices of every candidate kink at once (elementwise, so each is the matrix a
+    # per-kink construction gives); only the least-squares solves stay in the loop
+    below = u[None, :] - kinks[:, None]
+    cols = [np.ones_like(below), np.minimum(below, 0)]
+    cols += [np.maximum(below, 0) ** p for p in range(1, right_degree + 1)]
+    designs = np.stack(cols, 2)
     best = None
-    for k in np.linspace(u[1], u[-2], n_grid):
-        cols = [np.ones_like(u), np.minimum(u - k, 0)]
-        cols += [np.maximum(u - k, 0) ** p for p in range(1, right_degree + 1)]
-        X = np.stack(cols, 1)
+    for k, X in zip(kinks, designs):
         coef, *_ = np.linalg.lstsq(X, y, rcond=None)
         rss = float(np.sum((X @ coef - y) ** 2))
         if best is None or rss < best[0]:
