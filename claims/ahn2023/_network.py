@@ -147,10 +147,11 @@ def _features_sorted(s, prefix, b, out, idx, near):
     idx[i, 0] = #{x_j < b} and idx[i, 1] = #{x_j <= -b} are kept from the previous call and moved
     by walking (b changes little per GD step, so this is O(1) amortised; a cold start or a large
     jump costs at most O(d)). near[i] = (row[m−1], row[m], row[k−1], row[k]) at those counts (±inf
-    past the ends; +inf, −inf, +inf, −inf forces a walk): the walk's four tests read these instead of
-    the rows, so a step that moves no count touches n·4 cached floats, not 2n scattered rows
-    (the rows and prefix sums of the E0 sample, ~1 MB, do not stay in cache). Same counts, same
-    values as walking every time."""
+    past the ends; +inf, −inf, +inf, −inf forces a walk), then the prefix sums the features need at
+    those counts, prefix[i, m] and prefix[i, d] − prefix[i, k]: the walk's four tests and the features
+    read these instead of the rows, so a step that moves no count touches n·6 cached floats, not 2n
+    scattered rows and 2n scattered prefix sums (the rows and prefix sums of the E0 sample, ~1 MB, do
+    not stay in cache). Same counts, same values as walking every time."""
     n, d = s.shape
     for i in range(n):
         m = idx[i, 0]
@@ -171,15 +172,17 @@ def _features_sorted(s, prefix, b, out, idx, near):
             near[i, 1] = row[m] if m < d else np.inf
             near[i, 2] = row[k - 1] if k > 0 else -np.inf
             near[i, 3] = row[k] if k < d else np.inf
-        out[i, 0] = m * b - prefix[i, m]
-        out[i, 1] = (prefix[i, d] - prefix[i, k]) + (d - k) * b
+            near[i, 4] = prefix[i, m]
+            near[i, 5] = prefix[i, d] - prefix[i, k]
+        out[i, 0] = m * b - near[i, 4]
+        out[i, 1] = near[i, 5] + (d - k) * b
         out[i, 2] = m
         out[i, 3] = d - k
 
 
 def walk_cache(n: int) -> np.ndarray:
     """The ``near`` argument of :func:`_features_sorted` before its first call (forces a walk)."""
-    return np.tile(np.array([np.inf, -np.inf, np.inf, -np.inf]), (n, 1))
+    return np.tile(np.array([np.inf, -np.inf, np.inf, -np.inf, 0.0, 0.0]), (n, 1))
 
 
 @numba.njit(cache=True)
@@ -190,7 +193,7 @@ def _gd_lane(s, prefix, y, am, ap, b, eta, steps, scale, record):
     idx = np.empty((n, 2), dtype=np.int64)
     idx[:, 0] = d // 2
     idx[:, 1] = d // 2
-    near = np.empty((n, 4))
+    near = np.zeros((n, 6))
     for i in range(n):  # walk_cache(n), built inside the compiled function
         near[i, 0] = np.inf
         near[i, 1] = -np.inf
