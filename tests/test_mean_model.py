@@ -165,3 +165,14 @@ def test_fact7_sign_proof_refutes_a_strict_decrease_at_a_zero():
     assert _fact7_sign_proof().run(Context(0, "quick")).status is Status.PROVED
     strict = _fact7_sign_proof(strict_at_zero=True).run(Context(0, "quick"))
     assert strict.status is Status.REFUTED and strict.data["witness"] == {"case": "A=0", "A": "0", "delta_b": "0"}
+
+
+def test_fact7_limit_follows_from_the_sign_proof_only():
+    """b_inf in [-inf, 0] is proved exactly when the one-step sign is; a sign that is not proved
+    (here: the planted strict decrease at A = 0, refuted) leaves the limit undecided, not refuted."""
+    from claims.ahn2023.sec3_mean_model import _fact7_limit_proof, _fact7_sign_proof
+    from verify.claim import Context, Status
+    ctx = Context(0, "quick")
+    assert _fact7_limit_proof(_fact7_sign_proof()).run(ctx).status is Status.PROVED
+    failed = _fact7_limit_proof(_fact7_sign_proof(strict_at_zero=True)).run(ctx)
+    assert failed.status is Status.INCONCLUSIVE and "not proved" in failed.summary
