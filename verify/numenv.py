@@ -17,7 +17,8 @@ from the one written on an AVX-512 VM (2026-12-02: ahn2023.lem1.endpoint 1.898e-
 allows it: on x86-64 with AVX2 and FMA (x86-64-v3: Intel from Haswell, AMD from Zen) OpenBLAS runs its
 Haswell kernels on one thread and numpy dispatches nothing beyond ``X86_V3``. Every such machine can
 run that code, and the remaining CPU-dependent choice, glibc's libm, takes its FMA variants on all of
-them alike; numba compiles without FMA contraction and without SVML (``verify/__init__``). A variable
+them alike (the C library's release is printed with the environment: another release may round some
+of exp, log, pow differently); numba compiles without FMA contraction and without SVML (``verify/__init__``). A variable
 the user has set is kept, and nothing is pinned when numpy was imported first (child processes would
 then differ from this one). :func:`state` says what is in effect; ``python -m verify report`` prints
 it in ``RUNTIME.md`` with each worker's, and warns when a worker's differs (``python -m verify
@@ -131,17 +132,20 @@ def state() -> dict:
                    for i in threadpool_info() if i.get("user_api") == "blas"})
     dispatch = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
     why = _why_not(variables(), dispatch, blas)
+    libc = " ".join(platform.libc_ver()).strip() or "unknown C library"
     return {"pinned": not why, "why": why or "x86-64-v3", "numpy_dispatch": dispatch,
-            "blas": [list(b) for b in blas]}
+            "blas": [list(b) for b in blas], "libc": libc}
 
 
 def one_line(st: dict | None = None) -> str:
-    """:func:`state` as one line, e.g. ``OpenBLAS Haswell kernels on 1 thread, numpy SIMD up to X86_V3
-    (pinned: x86-64-v3)``."""
+    """:func:`state` as one line, e.g. ``OpenBLAS Haswell kernels on 1 thread, numpy SIMD up to X86_V3,
+    glibc 2.36's libm (pinned: x86-64-v3)``. The C library is named because numba's and numpy's exp,
+    log, pow, ... are its functions: another release may round some of them differently."""
     st = st or state()
     blas = "; ".join(f"{'OpenBLAS' if api == 'openblas' else api} {arch} kernels on {threads} "
                      f"thread{'s' if threads != 1 else ''}" for api, arch, threads in st["blas"]) or "no BLAS loaded"
     dispatch = st["numpy_dispatch"]
     simd = f"numpy SIMD up to {dispatch[-1]}" if dispatch else "numpy SIMD baseline only"
     how = f"pinned: {st['why']}" if st["pinned"] else f"not pinned: {st['why']}"
-    return f"{blas}, {simd} ({how})"
+    libm = f", {st['libc']}'s libm" if st.get("libc") else ""
+    return f"{blas}, {simd}{libm} ({how})"
