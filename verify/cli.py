@@ -233,10 +233,11 @@ def cmd_numenv(args) -> int:
     from . import numenv
 
     wanted = numenv.variables()
-    print(f"# in effect: {numenv.one_line()}")
+    print(f"# in this command's own process (pinned by import verify where it could be): "
+          f"{numenv.one_line()}")
     if not wanted:
-        print("# no pinned environment for this CPU: rounding-level digits may differ from reports "
-              "written on x86-64 machines with AVX2 and FMA")
+        print(f"# nothing to pin ({numenv._unpinnable()}): rounding-level digits may differ from "
+              "reports written on x86-64-v3 machines")
     for key, value in wanted.items():
         print(f"export {key}={shlex.quote(value)}")
     return 0

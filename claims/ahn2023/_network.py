@@ -340,6 +340,8 @@ def _fig1_sweep(seed: int, full: bool, init_var: str, objective: str, n: int, d:
     final = gd_final(data, a0, etas, steps, objective)
     acc = np.array([accuracy(test, *row[:3]) if np.all(np.isfinite(row[:3])) else np.nan
                     for row in final])
+    for shared in (etas, steps, final, acc):  # one cached sweep serves several checks: none may edit it
+        shared.flags.writeable = False
     return Sweep(etas, steps, final, acc, a0, seed, init_var, objective, n, d, TEST_SIZE)
 
 
