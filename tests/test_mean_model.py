@@ -147,7 +147,7 @@ def test_relu_sign_case_proof_refutes_a_tighter_bound_with_an_exact_witness():
     import numpy as np
 
     from verify.claim import Context, Status
-    from claims.ahn2023.sec3_mean_model import _signal_proof
+    from claims.ahn2023.sec3_mean_model_derivation import _signal_proof
 
     assert _signal_proof().run(Context(0, "quick")).status is Status.PROVED
     tighter = _signal_proof(Fraction(97, 100)).run(Context(0, "quick"))

@@ -1,6 +1,7 @@
-"""Building blocks shared by the ahn2023 §3 modules (sec3_mean_model, sec3_threshold, sec3_theorems):
-the sympy forms of the mean model built once (:func:`claims.ahn2023._mean_model.sym`), ℓ_sym' from
-its log form, and the margins the near misses of those modules report."""
+"""Building blocks shared by the ahn2023 §3 modules (sec3_mean_model, sec3_mean_model_derivation,
+sec3_threshold, sec3_theorems): the sympy forms of the mean model built once
+(:func:`claims.ahn2023._mean_model.sym`), ℓ_sym' from its log form, and the margins the near misses
+of those modules report."""
 from __future__ import annotations
 
 import functools
