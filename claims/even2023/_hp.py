@@ -31,6 +31,7 @@ class Schedule:
 
     scalar = True
     name = "schedule"
+    needs_gnorm2 = True   # False: ``gamma`` ignores ‖g_k‖² (run_hp then does not compute it)
 
     def reset(self) -> None:
         pass
@@ -43,6 +44,7 @@ class Schedule:
 class Constant(Schedule):
     value: float
     name: str = "constant"
+    needs_gnorm2 = False
 
     def gamma(self, k, g, gnorm2):
         return self.value
@@ -54,6 +56,7 @@ class Decaying(Schedule):
     gamma0: float
     k0: float = 100.0
     name: str = "decaying"
+    needs_gnorm2 = False
 
     def gamma(self, k, g, gnorm2):
         return self.gamma0 / math.sqrt(1.0 + k / self.k0)
@@ -107,6 +110,7 @@ class RandomIID(Schedule):
     seed: int = 0
     name: str = "random-iid"
     _rng: object = None
+    needs_gnorm2 = False
 
     def reset(self):
         self._rng = np.random.default_rng(self.seed)
@@ -287,7 +291,8 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
                 bsize = b
             gm = XaT * rb
             g = [(gm[j, 0] / bsize).mid() for j in range(d)]
-            gnorm2 = sum((gi * gi for gi in g), A(0))
+            # ‖g_k‖² (2d arb operations a step) only for the schedules that read it
+            gnorm2 = sum((gi * gi for gi in g), A(0)) if schedule.needs_gnorm2 else None
             gam = schedule.gamma(k, g, gnorm2)
             if schedule.scalar:
                 gam = A(gam) if not isinstance(gam, flint.arb) else gam
