@@ -303,7 +303,7 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
             big = False
             for j in range(d):
                 sj = s[j]
-                fs = abs(float(sj.mid()))
+                fs = abs(float(sj))     # (float reads the midpoint: sj.mid()'s float)
                 if fs > maxs:
                     maxs = fs
                 big = big or fs > 1
