@@ -338,7 +338,8 @@ class Bracket:
     lo: float            # largest γ seen to converge
     hi: float            # smallest γ above lo seen not to converge
     hi_outcome: str      # how the run at hi failed (blown_up / stalled / hit_pm1)
-    runs: int
+    runs: int            # stepsizes placed in the rounds' grids (full-batch rounds run only those
+                         # from the top down to the first that converges: see locate_threshold)
     rounds: int
 
     @property
@@ -348,6 +349,29 @@ class Bracket:
     def data(self) -> dict:
         return {"gamma_lo": self.lo, "gamma_hi": self.hi, "rel_width": self.rel_width,
                 "hi_outcome": self.hi_outcome, "runs": self.runs, "rounds": self.rounds}
+
+
+def _last_converged(problem: Problem, grid: np.ndarray, b: int | None, seed: int, max_steps: int,
+                    tol_rel: float) -> tuple[int, dict]:
+    """(index of the largest converged stepsize of ``grid``, or −1; {index: outcome} of the lanes run).
+
+    Only that index and the outcome of the lane above it move the bracket. Full-batch GD runs its lanes
+    one after another anyway (:func:`_lanes_kernel`), so it runs them from the top down and stops at
+    the first that converges: the lanes below it cannot move the bracket, and near γ̃_max they were
+    the slow ones (converging in up to ~400k steps each). A lane's run does not depend on the others,
+    so the bracket is the one all lanes give. SGD lanes run side by side in the pool (its step costs
+    the same for 1 to 16 live lanes), all of them."""
+    if b is None or b >= problem.n:
+        outcomes = {}
+        for i in range(len(grid) - 1, -1, -1):
+            res = run_lanes(problem, grid[i:i + 1], b=b, seeds=seed, max_steps=max_steps, tol_rel=tol_rel)
+            outcomes[i] = res.outcome(0)
+            if res.status[0] == CONVERGED:
+                return i, outcomes
+        return -1, outcomes
+    res = run_lanes(problem, grid, b=b, seeds=seed, max_steps=max_steps, tol_rel=tol_rel)
+    ok = np.nonzero(res.status == CONVERGED)[0]
+    return (int(ok[-1]) if len(ok) else -1), {i: res.outcome(i) for i in range(len(grid))}
 
 
 def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
@@ -362,24 +386,21 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
     hi_outcome = "unknown"
     while (hi - lo) / lo > rel and rounds < 40:
         grid = np.exp(np.linspace(math.log(lo), math.log(hi), lanes + 2))[1:-1]
-        res = run_lanes(problem, grid, b=b, seeds=seed, max_steps=max_steps, tol_rel=tol_rel)
+        last, outcomes = _last_converged(problem, grid, b, seed, max_steps, tol_rel)
         runs += len(grid)
         rounds += 1
-        ok = res.status == CONVERGED
         # the bracket ends at the LAST converged stepsize: a failure below a converged γ is a
         # budget artefact (small γ converge slowly), not the threshold
-        if ok.all():
+        if last == len(grid) - 1:
             lo = float(grid[-1])
             continue
-        if not ok.any():
+        if last < 0:
             hi = float(grid[0])
-            hi_outcome = res.outcome(0)
+            hi_outcome = outcomes[0]
             continue
-        last = int(np.nonzero(ok)[0][-1])
         lo = float(grid[last])
-        if last + 1 < len(grid):
-            hi = float(grid[last + 1])
-            hi_outcome = res.outcome(last + 1)
+        hi = float(grid[last + 1])
+        hi_outcome = outcomes[last + 1]
     return Bracket(lo, hi, hi_outcome, runs, rounds)
 
 

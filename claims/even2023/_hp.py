@@ -31,6 +31,7 @@ class Schedule:
 
     scalar = True
     name = "schedule"
+    needs_gnorm2 = True   # False: ``gamma`` ignores ‖g_k‖² (run_hp then does not compute it)
 
     def reset(self) -> None:
         pass
@@ -43,6 +44,7 @@ class Schedule:
 class Constant(Schedule):
     value: float
     name: str = "constant"
+    needs_gnorm2 = False
 
     def gamma(self, k, g, gnorm2):
         return self.value
@@ -54,6 +56,7 @@ class Decaying(Schedule):
     gamma0: float
     k0: float = 100.0
     name: str = "decaying"
+    needs_gnorm2 = False
 
     def gamma(self, k, g, gnorm2):
         return self.gamma0 / math.sqrt(1.0 + k / self.k0)
@@ -107,6 +110,7 @@ class RandomIID(Schedule):
     seed: int = 0
     name: str = "random-iid"
     _rng: object = None
+    needs_gnorm2 = False
 
     def reset(self):
         self._rng = np.random.default_rng(self.seed)
@@ -247,6 +251,8 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
         outcome = "stalled"
         k = 0
         huge = A(2) ** 400
+        tol_abs = A(tol_rel) * ynorm            # the stopping level and the checkpoints' (once, not per step)
+        thr_abs = [A(t) * ynorm for t in thr]
 
         def ln_alphas():
             return ([(ln_a[j] + S[j] + abs(Pp[j]).log()).mid() for j in range(d)],
@@ -268,10 +274,10 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
                 break
             if keep_losses:
                 losses.append(float(rn.mid()) ** 2 / (2 * n))
-            while thr and rn <= A(thr[0]) * ynorm:
+            while thr_abs and rn <= thr_abs[0]:
                 snaps.append(snap(k, rn))
-                thr.pop(0)
-            if rn <= A(tol_rel) * ynorm:
+                thr_abs.pop(0)
+            if rn <= tol_abs:
                 outcome = "converged"
                 break
             if k >= max_steps:
@@ -280,12 +286,13 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
                 rb = r
                 bsize = n
             else:
-                idx = rng.choice(n, size=b, replace=False)
-                rb = flint.arb_mat([[r[i, 0] if i in idx else A(0)] for i in range(n)])
+                idx = set(rng.choice(n, size=b, replace=False).tolist())   # (membership in a set, not
+                rb = flint.arb_mat([[r[i, 0] if i in idx else A(0)] for i in range(n)])  # an array scan)
                 bsize = b
             gm = XaT * rb
             g = [(gm[j, 0] / bsize).mid() for j in range(d)]
-            gnorm2 = sum((gi * gi for gi in g), A(0))
+            # ‖g_k‖² (2d arb operations a step) only for the schedules that read it
+            gnorm2 = sum((gi * gi for gi in g), A(0)) if schedule.needs_gnorm2 else None
             gam = schedule.gamma(k, g, gnorm2)
             if schedule.scalar:
                 gam = A(gam) if not isinstance(gam, flint.arb) else gam
@@ -293,17 +300,20 @@ def run_hp(problem: Problem, schedule: Schedule, *, b: int | None = None, seed: 
             else:
                 s = [(A(gj) * gi).mid() for gj, gi in zip(gam, g)]
             hit = False
+            big = False
             for j in range(d):
                 sj = s[j]
-                fs = abs(float(sj.mid()))
+                fs = abs(float(sj))     # (float reads the midpoint: sj.mid()'s float)
                 if fs > maxs:
                     maxs = fs
-                if (one - sj).is_zero() or (one + sj).is_zero():
+                big = big or fs > 1
+                # s_j = ±1 exactly only if its float is ±1 (then exactly): the exact test only there
+                if fs == 1.0 and ((one - sj).is_zero() or (one + sj).is_zero()):
                     hit = True
             if hit:
                 outcome = "hit_pm1"
                 break
-            if any(abs(float(sj.mid())) > 1 for sj in s):
+            if big:
                 big_steps += 1
             Pp = [(Pp[j] * (one - s[j])).mid() for j in range(d)]
             Pm = [(Pm[j] * (one + s[j])).mid() for j in range(d)]
