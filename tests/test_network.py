@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from claims.ahn2023 import _network as net
-from claims.ahn2023.sec3_figures import hinge_fit
+from claims.ahn2023.sec3_fig1 import hinge_fit
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ from verify.nearmiss import near_miss
 
 from claims.ahn2023 import PAPER
 from claims.ahn2023 import _network as net
-from claims.ahn2023.sec3_figures import ETA_STAR, hinge_fit
+from claims.ahn2023.sec3_fig1 import ETA_STAR, hinge_fit
 
 GRID_STEP = 5e-5           # the E1 zoom spacing (spec §5 E1), the spec's tolerance (§4 fig1)
 CI_LEVEL = 0.95

@@ -338,9 +338,10 @@ class Bracket:
     lo: float            # largest γ seen to converge
     hi: float            # smallest γ above lo seen not to converge
     hi_outcome: str      # how the run at hi failed (blown_up / stalled / hit_pm1)
-    runs: int            # stepsizes placed in the rounds' grids (full-batch rounds run only those
-                         # from the top down to the first that converges: see locate_threshold)
+    stepsizes: int       # stepsizes placed in the rounds' grids
     rounds: int
+    lanes_run: int       # of those, the ones run (full-batch rounds stop at the first from the top
+                         # that converges: see _last_converged)
 
     @property
     def rel_width(self) -> float:
@@ -348,7 +349,8 @@ class Bracket:
 
     def data(self) -> dict:
         return {"gamma_lo": self.lo, "gamma_hi": self.hi, "rel_width": self.rel_width,
-                "hi_outcome": self.hi_outcome, "runs": self.runs, "rounds": self.rounds}
+                "hi_outcome": self.hi_outcome, "stepsizes": self.stepsizes, "rounds": self.rounds,
+                "lanes_run": self.lanes_run}
 
 
 def _last_converged(problem: Problem, grid: np.ndarray, b: int | None, seed: int, max_steps: int,
@@ -381,13 +383,13 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
     current bracket (one float64 lane each, same batch seed) and keeps the last converged stepsize
     and the next one. ``lo`` should be a stepsize known to converge within the budget. "Not converged" covers blow-up, a hit of ±1 and an
     exhausted budget (recorded in ``hi_outcome``)."""
-    runs = 0
-    rounds = 0
+    stepsizes = lanes_run = rounds = 0
     hi_outcome = "unknown"
     while (hi - lo) / lo > rel and rounds < 40:
         grid = np.exp(np.linspace(math.log(lo), math.log(hi), lanes + 2))[1:-1]
         last, outcomes = _last_converged(problem, grid, b, seed, max_steps, tol_rel)
-        runs += len(grid)
+        stepsizes += len(grid)
+        lanes_run += len(outcomes)
         rounds += 1
         # the bracket ends at the LAST converged stepsize: a failure below a converged γ is a
         # budget artefact (small γ converge slowly), not the threshold
@@ -401,7 +403,7 @@ def locate_threshold(problem: Problem, *, b: int | None = None, seed: int = 0,
         lo = float(grid[last])
         hi = float(grid[last + 1])
         hi_outcome = outcomes[last + 1]
-    return Bracket(lo, hi, hi_outcome, runs, rounds)
+    return Bracket(lo, hi, hi_outcome, stepsizes, rounds, lanes_run)
 
 
 # the high-precision path and the schedules (claims/even2023/_hp.py), under their historical names
