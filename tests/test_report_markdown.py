@@ -133,6 +133,9 @@ def problems_in(folder: Path) -> list[str]:
                 cell = _inline_text(tokens[i + 1])
                 if len(cell) > MAX_CELL:
                     found.append(f"{where}: evidence cell of {len(cell)} characters: {cell[:100]!r}…")
+        # 6. no Sphinx cross-reference roles from docstrings (markdown prints them verbatim)
+        for m in re.finditer(r":(?:mod|func|class|meth|attr|data|obj):`", text):
+            found.append(f"{where}: Sphinx role near {text[max(0, m.start() - 40):m.end() + 40]!r}")
     return found
 
 
@@ -147,11 +150,11 @@ def test_generated_report_renders(tmp_path):
 def test_checker_catches_the_defects_it_is_for(tmp_path):
     (tmp_path / "a.md").write_text(
         "# A\n\n| a | b |\n|---|---|\n| x**2 + y**2 | 1 | 2 |\n\n$genericity: x_t$\n\n"
-        "[gone](#nowhere) [file](missing.md)\n\n```math\n\\text{ok}\\ error\\ grows\n```\n",
+        "[gone](#nowhere) [file](missing.md) :mod:`x.y`\n\n```math\n\\text{ok}\\ error\\ grows\n```\n",
         encoding="utf-8")
     text = "\n".join(problems_in(tmp_path))
     for needle in ("emphasis inside a formula", "bare $", "table row", "dangling anchor",
-                   "missing file", "prose 'error'"):
+                   "missing file", "prose 'error'", "Sphinx role"):
         assert needle in text, needle
 
 

@@ -57,11 +57,18 @@ def sections(claims: Iterable[Claim]) -> dict[str, Section]:
     return found
 
 
+_ROLE = re.compile(r":(?:mod|func|class|meth|attr|data|obj):`~?([^`]+)`")
+
+
 def _title(doc: str, limit: int = 200) -> str:
-    """The first paragraph of a module docstring, on one line, cut at a word boundary."""
-    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    """The first paragraph of a module docstring, on one line, cut at a word boundary; Sphinx
+    cross-references (``:mod:`claims.x```) become code spans, which markdown renders."""
+    paragraph = _ROLE.sub(r"`\1`", " ".join(doc.strip().split("\n\n", 1)[0].split()))
     if len(paragraph) > limit:
-        paragraph = paragraph[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+        cut = paragraph[:limit].rsplit(" ", 1)[0]
+        if cut.count("`") % 2:  # never end inside a code span
+            cut = cut[:cut.rindex("`")].rstrip()
+        paragraph = cut.rstrip(",;:(") + " …"
     return paragraph.rstrip(".")
 
 
