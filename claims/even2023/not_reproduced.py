@@ -11,7 +11,7 @@ from verify import Claim, Status
 from verify.claim import Check, Context, Evidence, outcome
 
 from . import PAPER
-from .sec4_gain import C_OBS_STRICT, _obs1
+from .sec4_gain_growth import C_OBS_STRICT, _obs1
 from .sec5_eos import F_FACTOR, _fact8_rows
 
 # E1's thresholds and stepsize sweeps (claims.even2023._runs, cached per process) are shared with
