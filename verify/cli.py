@@ -200,7 +200,7 @@ def cmd_bench(args) -> int:
         for r in rows:
             target = "" if r["target"] is None else (
                 f" (target {'>=' if r['higher_is_better'] else '<='} {r['target']:g}: "
-                f"{'met' if r['met'] else 'NOT met'})")
+                f"{'not measured' if r['met'] is None else 'met' if r['met'] else 'NOT met'})")
             value = r.get("value")
             shown = f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
             print(f"{r['name']:44s} {shown} {r['unit']}{target}")

@@ -7,6 +7,10 @@
 - ``scale.report_workers`` (opt-in: name it exactly, it runs the full-budget report twice, minutes):
   wall time of ``python -m verify report`` with ``--workers 1`` and ``--workers 2`` and their ratio
   (target ≤ 0.6).
+- ``scale.slowest_claims`` (opt-in, minutes): the claims that took longest at the full budget in this
+  machine's last run (:mod:`verify.costs`), each re-run alone in a fresh process on one core; the
+  value is the slowest claim's own time (target < 30 s each). Beside it, this machine's speed
+  against the machine the issue's targets were set on (:func:`speed_vs_reference`).
 """
 from __future__ import annotations
 
@@ -18,6 +22,10 @@ import time
 import numpy as np
 
 from .bench import benchmark
+
+# The float64 lane engine's rate (GD on √(1+(xy)²), one thread, lane-steps/s) on the 2-core VM where
+# issue 14 set its time targets ("1.3e8 lane-steps/s on the sqrt loss"): the reference machine.
+REFERENCE_LANE_RATE = 1.3e8
 
 
 def _wall(args: list[str], repeat: int = 3) -> float:
@@ -88,3 +96,67 @@ def bench_report_workers() -> dict:
     out["value"] = out["workers_2_seconds"] / out["workers_1_seconds"]
     out["workers_2_target_seconds"] = 150.0
     return out
+
+
+def speed_vs_reference(lanes: int = 1000, steps: int = 5000) -> dict:
+    """This machine's float64 lane engine rate (one thread, the fastest of 3 runs) over the reference
+    machine's (:data:`REFERENCE_LANE_RATE`). A time measured here, times this factor, estimates the
+    time on the reference machine; only roughly, since claims are not all bound like the lane engine
+    (the ratio is a calibration printed for the reader, never used to judge a target)."""
+    from .dynamics import normalised_start, run
+    from .dynamics.benchmarks import _bench_losses
+
+    loss = _bench_losses()[0]
+    eta = np.geomspace(1e-3, 0.3, lanes)
+    x0, y0 = normalised_start(eta, 3.0)
+    run(loss, x0[:4], y0[:4], eta[:4], max_steps=10, rtol=0.0)  # compile (or load from the cache)
+    best = 0.0
+    for _ in range(3):
+        started = time.perf_counter()
+        r = run(loss, x0, y0, eta, max_steps=steps, rtol=0.0, xtol=0.0)
+        best = max(best, int(r.steps.sum()) / (time.perf_counter() - started))
+    return {"lane_rate": best, "reference_lane_rate": REFERENCE_LANE_RATE,
+            "speed_vs_reference": best / REFERENCE_LANE_RATE}
+
+
+_TIME_ONE_CLAIM = """
+import json, sys
+from verify.claim import catalogue, run_claim
+claim = {c.id: c for c in catalogue()}[sys.argv[1]]
+result = run_claim(claim, 0, "full")
+print(json.dumps({"seconds": result.seconds, "verdict": result.verdict.name.lower()}))
+"""
+
+
+@benchmark("scale.slowest_claims", target=30.0, unit="s", higher_is_better=False, opt_in=True,
+           description="the 4 claims that took longest at the full budget in this machine's last "
+                       "run (costs remembered by `check`/`report --budget full`), each re-run alone "
+                       "in a fresh process (claim time, seed 0, without planted errors; wall time "
+                       "with start-up alongside); value: the slowest (target < 30 s each). This "
+                       "machine's speed against the reference machine of the targets is reported "
+                       "alongside")
+def bench_slowest_claims(count: int = 4) -> dict:
+    import json
+
+    from . import costs
+
+    remembered = costs.load("full")
+    if not remembered:
+        return {"value": None, "why": "no full-budget claim times remembered on this machine: run "
+                                      "`python -m verify check --budget full` (or the report) first"}
+    slowest = sorted(remembered, key=lambda cid: (-remembered[cid], cid))[:count]
+    claims = {}
+    for claim_id in slowest:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _TIME_ONE_CLAIM, claim_id], capture_output=True,
+                              text=True)
+        wall = time.perf_counter() - started
+        if done.returncode != 0:  # a claim removed since the costs were remembered, say
+            claims[claim_id] = {"error": done.stderr.strip().splitlines()[-1:] or ["failed"]}
+            continue
+        claims[claim_id] = {**json.loads(done.stdout.strip().splitlines()[-1]),
+                            "wall_seconds": wall, "remembered_seconds": remembered[claim_id]}
+    timed = [c["seconds"] for c in claims.values() if "seconds" in c]
+    return {"value": max(timed) if timed else None, "claims": claims,
+            "over_target": sorted(cid for cid, c in claims.items() if c.get("seconds", 0) >= 30.0),
+            **speed_vs_reference()}

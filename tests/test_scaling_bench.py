@@ -1,0 +1,23 @@
+"""The slowest-claims benchmark (issue 14: each claim < 30 s at the full budget) picks the claims from
+the costs remembered on this machine and times each alone in a fresh process; without remembered
+costs it says what to run instead of inventing a value."""
+from verify import scaling
+
+
+def test_slowest_claims_times_the_remembered_slowest(monkeypatch):
+    monkeypatch.setattr(scaling, "speed_vs_reference", lambda: {"speed_vs_reference": 1.0})
+    # the cheapest claims, remembered as if slow: the bench re-times them (seed 0, full budget)
+    monkeypatch.setattr("verify.costs.load", lambda budget: {"even2023.def6": 50.0, "ahn2023.def1": 40.0,
+                                                             "even2023.def7": 1.0})
+    out = scaling.bench_slowest_claims(count=2)
+    assert set(out["claims"]) == {"even2023.def6", "ahn2023.def1"}
+    for row in out["claims"].values():
+        assert row["verdict"] in ("proved", "supported") and 0 < row["seconds"] < row["wall_seconds"]
+    assert out["value"] == max(row["seconds"] for row in out["claims"].values())
+    assert out["over_target"] == [] and out["speed_vs_reference"] == 1.0
+
+
+def test_slowest_claims_without_remembered_costs(monkeypatch):
+    monkeypatch.setattr("verify.costs.load", lambda budget: {})
+    out = scaling.bench_slowest_claims()
+    assert out["value"] is None and "--budget full" in out["why"]
