@@ -10,12 +10,12 @@ that kernel's bit for bit (``tests/test_dln_step.py``). u, v, ln α and the data
 per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, printed once inside loops
 over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
-Faster than the hand-written kernel for many lanes side by side (``python -m verify bench
-even2023.dln_gd_step``, 128 lanes: ~1.1× at E1, d = 30; ~1.2-2× at E3, d = 10); a call of fewer than
-``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
-(:mod:`verify.dynamics.steplanewise`, the same bits, ~20 s more compile cold), where the blocked engine
-was ~3× slower than the hand-written kernel at one lane: lane by lane it is about as fast (E3) to ~5-10%
-slower (E1, d = 30). :func:`._dln.run_lanes` runs it with ``gd_engine="declared"`` only (see there):
+A call of fewer than ``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
+(:mod:`verify.dynamics.steplanewise`, the same bits, ~15 s compile cold), where the blocked engine
+was ~3× slower than the hand-written kernel at one lane. At least as fast as the hand-written kernel
+at 1, 8 and 128 lanes (``python -m verify bench even2023.dln_gd_step``; per step ~0.95-0.99× its time
+at E1, d = 30, ~0.8× at E3, d = 10) and on the catalogue's GD calls (~0.96×), so
+:func:`._dln.run_lanes` runs it by default (``gd_engine="hand"``: the hand-written kernel, the oracle):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
@@ -56,9 +56,9 @@ from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_cur
 
 INT_FIELDS = ("outcome", "steps")
 # calls of fewer lanes run the kernel printed lane by lane (the same bits): the blocked engine is faster
-# for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes: ~1.1x the hand-written
-# kernel at d = 30), but the catalogue's widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x
-# the hand-written time blocked and 1.08x lane by lane (its blocks empty as lanes finish)
+# for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes), but the catalogue's
+# widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x the hand-written time blocked and 1.08x
+# lane by lane (its blocks empty as lanes finish; measured before the series were cut per step)
 LANEWISE_BELOW = 128
 
 
