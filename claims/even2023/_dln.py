@@ -107,8 +107,9 @@ def _residual(XT, y, beta, r):
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, lam_batch):
     """Full-batch GD lanes written by hand (b >= n, the full loss at every step): :func:`run_lanes`' GD
-    path, and the reference its declared twin (:mod:`._dln_step`) is tested against bit for bit
-    (tests/test_dln_step.py) and benchmarked against (bench ``even2023.dln_gd_step``)."""
+    path with ``gd_engine="hand"``, and the reference its declared twin (:mod:`._dln_step`, the default)
+    is tested against bit for bit (tests/test_dln_step.py) and benchmarked against (bench
+    ``even2023.dln_gd_step``)."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -274,26 +275,27 @@ CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_U
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
               check_every: int | None = None, n_snap: int = 24, window: int = 64,
-              gd_engine: str = "hand") -> Lanes:
+              gd_engine: str = "declared") -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
     Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
-    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs in
-    :func:`_lanes_kernel`; mini-batch SGD (b < n, the full loss every ``check_every`` steps, by
-    default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
+    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs on its declared step
+    kernel, :func:`._dln_step.run_gd_lanes`; mini-batch SGD (b < n, the full loss every ``check_every``
+    steps, by default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
 
-    ``gd_engine="declared"`` runs the GD lanes on their declared step kernel instead,
-    :func:`._dln_step.run_gd_lanes`: bit for bit the same (tests/test_dln_step.py,
-    tests/test_stepkernel_lanewise.py; and on each of the 566 GD calls of ``verify check even2023
-    --budget full --planted``). Calls of 128 lanes or more run on the blocked engine (one compiled engine
-    for every d, ~15-20 s cold), faster than the hand-written kernel for many lanes side by side (bench
-    ``even2023.dln_gd_step``, 128 lanes of one length: ~1.1× at d = 30, ~1.2× at d = 10); fewer lanes
-    on the same declaration printed lane by lane (~15 s more cold), whose loops run over the coordinates
-    and rows as the hand-written kernel's: 1 and 8 lanes about as fast as it at d = 10, ~5-10% slower at
-    d = 30. On the catalogue's GD calls (231 single lanes, 239 of 8, bisections; a few of 40–120 lanes
-    whose lengths differ by 10×) the declared path took ~1.04-1.07× the hand-written time (on a
-    shared machine, 66.2 s against 61.9 s with the 120-lane calls blocked, which lane by lane take 1.08×
-    instead of 1.28×; blocked only: ~1.5×), so the hand-written kernel stays the default.
+    ``gd_engine="hand"`` runs the GD lanes in the hand-written :func:`_lanes_kernel` instead, bit for
+    bit the same (tests/test_dln_step.py, tests/test_stepkernel_lanewise.py; and on each of the 1436 GD
+    calls of ``verify check even2023 --budget full --planted``, recorded and replayed): the oracle the
+    declared kernel is tested against and the baseline of bench ``even2023.dln_gd_step``. The declared
+    kernel runs calls of 128 lanes or more on its blocked engine (one compiled engine for every d,
+    ~15-20 s cold), fewer lanes on the same declaration printed lane by lane (~15 s cold), whose loops
+    run over the coordinates and rows as the hand-written kernel's; both sum q_±'s series with 3, 5 or
+    7 terms per step as :func:`_lanes_kernel` does (:class:`verify.dynamics.stepseries.TruncatedSeries`).
+    Per step, against the hand-written kernel (interleaved medians on the 2-core EPYC, shared): one lane
+    ~0.95-0.98× its time at E1 (d = 30), ~0.8× at E3 (d = 10); 8 lanes ~0.93-0.99× (E1), ~0.83× (E3);
+    128 lanes ~0.96× (E1), ~0.79× (E3). On the catalogue's GD calls (1338 single lanes, bisections; 72
+    of 40 lanes, a few of up to 120) ~0.96× its time (31.3 s against 32.6 s; the quick budget's 386
+    calls: 0.93×), hence the default.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
@@ -357,8 +359,8 @@ def _last_converged(problem: Problem, grid: np.ndarray, b: int | None, seed: int
                     tol_rel: float) -> tuple[int, dict]:
     """(index of the largest converged stepsize of ``grid``, or −1; {index: outcome} of the lanes run).
 
-    Only that index and the outcome of the lane above it move the bracket. Full-batch GD runs its lanes
-    one after another anyway (:func:`_lanes_kernel`), so it runs them from the top down and stops at
+    Only that index and the outcome of the lane above it move the bracket. Full-batch GD runs few lanes
+    one after another anyway (lane by lane, :mod:`._dln_step`), so it runs them from the top down and stops at
     the first that converges: the lanes below it cannot move the bracket, and near γ̃_max they were
     the slow ones (converging in up to ~400k steps each). A lane's run does not depend on the others,
     so the bracket is the one all lanes give. SGD lanes run side by side in the pool (its step costs

@@ -10,12 +10,12 @@ that kernel's bit for bit (``tests/test_dln_step.py``). u, v, ln α and the data
 per-coordinate quantities (:class:`~verify.dynamics.stepitems.PerCoordinate`, printed once inside loops
 over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array but one, read at run
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
-Faster than the hand-written kernel for many lanes side by side (``python -m verify bench
-even2023.dln_gd_step``, 128 lanes: ~1.1× at E1, d = 30; ~1.2-2× at E3, d = 10); a call of fewer than
-``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
-(:mod:`verify.dynamics.steplanewise`, the same bits, ~20 s more compile cold), where the blocked engine
-was ~3× slower than the hand-written kernel at one lane: lane by lane it is about as fast (E3) to ~5-10%
-slower (E1, d = 30). :func:`._dln.run_lanes` runs it with ``gd_engine="declared"`` only (see there):
+A call of fewer than ``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
+(:mod:`verify.dynamics.steplanewise`, the same bits, ~15 s compile cold), where the blocked engine
+was ~3× slower than the hand-written kernel at one lane. At least as fast as the hand-written kernel
+at 1, 8 and 128 lanes (``python -m verify bench even2023.dln_gd_step``; per step ~0.95-0.99× its time
+at E1, d = 30, ~0.8× at E3, d = 10) and on the catalogue's GD calls (~0.96×), so
+:func:`._dln.run_lanes` runs it by default (``gd_engine="hand"``: the hand-written kernel, the oracle):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
@@ -26,9 +26,11 @@ slower (E1, d = 30). :func:`._dln.run_lanes` runs it with ``gd_engine="declared"
 * g_j = G_j/n, s_j = γ g_j, the running max_j |s_j| and its sup over the steps, Σ_k s_k², and
   Σ_k 2γ²λ_min/max(XXᵀ/n) L(β_k) (``sum_grad_curv``);
 * the log-gains ln α_{±,k+1} = ln α_{±,k} − q_±(s_k)/2 and Gain += (q_+ + q_−)/2 (spec §0.6, def8) by
-  the series of ``_dln._series`` with all 7 terms (``_lanes_kernel`` skips those below a quarter ulp
-  of the sums, which changes no bit: tested), and for |s_j| ≥ 0.05 by ``_qpm``'s logs (a NaN s_j gives NaN either way),
-  recomputed in the scalar pass (:class:`~verify.dynamics.stepitems.RareUpdate`);
+  the series of ``_dln._series`` with 3, 5 or 7 terms, chosen per step from max_j s_j² as
+  ``_lanes_kernel`` does (:class:`~verify.dynamics.stepseries.TruncatedSeries`: the skipped terms are
+  below an eighth of an ulp of the sums, which changes no bit: tested), and for |s_j| ≥ 0.05 by
+  ``_qpm``'s logs (a NaN s_j gives NaN either way), recomputed in the scalar pass
+  (:class:`~verify.dynamics.stepitems.RareUpdate`);
 * Gain after the steps k = 2^j, j < ``n_snap`` (:class:`~verify.dynamics.stepitems.Doublings`);
 * before a step: the budget (``stalled``), L not finite or > 1e250 (``blown_up``), L ≤ tol_rel·L(β₀)
   (``converged``); after it: some s_j = ±1 (``hit_pm1``), sup ‖s‖_∞ not finite or > 1e120 (``blown_up``).
@@ -48,23 +50,26 @@ from numba import njit
 from verify.dynamics.stepkernel import (T, CountWhere, Doublings, IsFinite, LastWhere, Let, MaxOf, MaxWhere,
                                         PerCoordinate, RareUpdate, Reduce, RowMean, State, StepKernel, StopRule,
                                         Window, compiled_engine)
+from verify.dynamics.stepseries import TruncatedSeries
 
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
 # calls of fewer lanes run the kernel printed lane by lane (the same bits): the blocked engine is faster
-# for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes: ~1.1x the hand-written
-# kernel at d = 30), but the catalogue's widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x
-# the hand-written time blocked and 1.08x lane by lane (its blocks empty as lanes finish)
+# for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes), but the catalogue's
+# widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x the hand-written time blocked and 1.08x
+# lane by lane (its blocks empty as lanes finish; measured before the series were cut per step)
 LANEWISE_BELOW = 128
 
 
-def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
-    """q_±(s) = 2(ev ± od) by _dln._series with all 7 terms: ev = Σ_t s^{2t}·(1/2t), od = Σ_t
-    (s^{2t}·s)·(1/(2t+1)), t = 1..7, summed in t order (``_lanes_kernel`` skips the terms below a
-    quarter ulp of the partial sums, which leaves the sums' bits unchanged: tests/test_dln_step.py)."""
+def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol, tuple]:
+    """q_±(s) = 2(ev ± od) by _dln._series with up to 7 terms: ev = Σ_t s^{2t}·(1/2t), od = Σ_t
+    (s^{2t}·s)·(1/(2t+1)), t = 1..7, summed in t order; and the partial sums (ev_1..ev_7, od_1..od_7),
+    for a :class:`~verify.dynamics.stepseries.TruncatedSeries` (term t of either sum is at most
+    s^{2(t−1)} times its first, all of one sign: the engine skips, as ``_lanes_kernel`` does, the terms
+    that cannot move the sums' bits; tests/test_dln_step.py)."""
     sq, qp, qm, ep, em = sp.symbols(f"{names}sq {names}qp {names}qm {names}ep {names}em", real=True)
-    lets, pw, ev, od = [Let(sq, s ** 2)], sq, None, None
+    lets, pw, ev, od, evs, ods = [Let(sq, s ** 2)], sq, None, None, [], []
     for t in range(1, 8):
         if t > 1:
             pw_t = sp.Symbol(f"{names}pw{t}", real=True)
@@ -75,8 +80,10 @@ def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol]:
                  Let(e_t, pw * (1.0 / (2 * t)) if ev is None else ev + pw * (1.0 / (2 * t))),
                  Let(o_t, ps * (1.0 / (2 * t + 1)) if od is None else od + ps * (1.0 / (2 * t + 1)))]
         ev, od = e_t, o_t
+        evs.append(ev)
+        ods.append(od)
     lets += [Let(ep, ev + od), Let(em, ev - od), Let(qp, 2.0 * ep), Let(qm, 2.0 * em)]
-    return lets, qp, qm
+    return lets, qp, qm, (tuple(evs), tuple(ods))
 
 
 @lru_cache(maxsize=None)
@@ -111,10 +118,12 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
     steps = PerCoordinate((Let(g, G / n), Let(s, gamma * g),
                            Reduce(ma, 0.0, MaxOf(ma, sp.Abs(s))),
                            Reduce(hit, False, hit | sp.Eq(s, 1) | sp.Eq(s, -1))))
-    lets, qp, qm = _q_series(s, "c_")
+    lets, qp, qm, partial_sums = _q_series(s, "c_")
     a, b_, la, lb, qpl, qml, qsl = sp.symbols("c_a c_b c_la c_lb c_qpl c_qml c_qsl", real=True)
     update = PerCoordinate((  # ln α_± -= q_±(s)/2 and Gain += q(s) = (q_+ + q_−)/2 (spec §0.6)
         *lets, Let(qs, qp + qm),
+        # 3, 5 or 7 terms per step, as _lanes_kernel: |s_j| <= max_j |s_j| = ma (bitwise the 7-term sums)
+        TruncatedSeries(partial_sums, ma * ma, counts=(3, 5)),
         State(lp, ln_alpha, lp - 0.5 * qp), State(lm, ln_alpha, lm - 0.5 * qm),
         State(gain, 0.0, gain + 0.5 * qs), State(s2, 0.0, s2 + s ** 2),  # Σ_k s_k²
         # |s| >= 0.05: the logs of _qpm instead of the series, in the scalar pass (sympy prints the

@@ -18,7 +18,8 @@ stays the vectorised one):
 * ``body``: the PerCoordinate blocks before its first other item run before the vector loop (Lets
   and Reduces of the rows: the parameters, lane inputs, States and row means at θ_t — s_j = γ G_j/n,
   max_j |s_j|), and the vector loop reads their Reduces; those after it run after the vector loop
-  (Lets, States, RareUpdates, the next values of the per-coordinate parameters), gated by the lane's
+  (Lets, States, RareUpdates, the next values of the per-coordinate parameters; a
+  :class:`~.stepseries.TruncatedSeries` prints the loop once per term count), gated by the lane's
   ``go`` and reading the vector loop's quantities as they were at this step (stashed);
   :class:`~.stepitems.Doublings` may sample per-coordinate States.
 
@@ -45,8 +46,10 @@ import re
 import sympy as sp
 from sympy.logic.boolalg import Boolean
 
+from . import stepseries
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
 from .stepprint import _IND, code_name, lit, selects
+from .stepseries import TruncatedSeries
 
 _KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
 _ROWS = 4  # data rows per group of a per-coordinate row mean
@@ -180,7 +183,7 @@ class CoordinateItems:
     # ------------------------------------------------------------------ blocks
     def per_coordinate(self, n, item: PerCoordinate, tag):
         post = self.stepped
-        allowed = (Let, State, RareUpdate) if post else (Let, Reduce)
+        allowed = (Let, State, RareUpdate, TruncatedSeries) if post else (Let, Reduce)
         for i in item.items:
             if not isinstance(i, allowed):
                 raise TypeError(f"step kernel: {i!r} cannot be in a PerCoordinate block "
@@ -190,6 +193,13 @@ class CoordinateItems:
             self.body.append(f"{_IND}N[{go}, b] = 1 if go else 0")
             self.stash_for_post(_free(item.items))
         lines = self.coordinate_loop(n, item.items, self.scalar_rows(post), go if post else None)
+        cuts = [i for i in item.items if isinstance(i, TruncatedSeries)]
+        if len(cuts) > 1:
+            raise ValueError("step kernel: one TruncatedSeries per PerCoordinate block (it may hold several series)")
+        for cut in cuts:  # the block's loop once per term count (.stepseries)
+            terms = stepseries.check(cut, item.items, self.fam)
+            ratio = self.expr(cut.ratio, "TruncatedSeries", False, self.scalar_rows(post))
+            lines = stepseries.versions(cut, terms, lines, self.local, ratio, go, n)
         (self.post if post else self.pre).extend(lines)
 
     def coordinate_loop(self, n, items, scalars: dict, go_row) -> list[str]:
