@@ -132,6 +132,51 @@ def _update(ST, nv):
             _apply(ST, j, l, ST[_SS, j, l], ST[_QP, j, l], ST[_QM, j, l])
 
 
+@njit(inline="always")
+def _residuals_into(R, XT, ST, nv):
+    """R[i, l] += Σ_j x_ij β_j (slot l's β = u ⊙ v), over j in order. Four coordinates per pass
+    (R ← (((R + x_ij β_j) + …) + x_i,j+3 β_j+3): the same additions in the same order, with R loaded
+    and stored once per four terms instead of once per term)."""
+    d = ST.shape[1]
+    n = R.shape[0]
+    j = 0
+    while j + 4 <= d:
+        for i in range(n):
+            x0 = XT[j, i]
+            x1 = XT[j + 1, i]
+            x2 = XT[j + 2, i]
+            x3 = XT[j + 3, i]
+            for l in range(nv):
+                R[i, l] = ((((R[i, l] + x0 * (ST[_U, j, l] * ST[_V, j, l]))
+                             + x1 * (ST[_U, j + 1, l] * ST[_V, j + 1, l]))
+                            + x2 * (ST[_U, j + 2, l] * ST[_V, j + 2, l]))
+                           + x3 * (ST[_U, j + 3, l] * ST[_V, j + 3, l]))
+        j += 4
+    for jr in range(j, d):
+        for i in range(n):
+            xji = XT[jr, i]
+            for l in range(nv):
+                R[i, l] += xji * (ST[_U, jr, l] * ST[_V, jr, l])
+
+
+@njit(inline="always")
+def _batch_dot_into(SC, ST, nv):
+    """SC[_ACC, l] += x·β of slot l's batch row (the XB field), over j in order; four coordinates per
+    pass, as :func:`_residuals_into`."""
+    d = ST.shape[1]
+    j = 0
+    while j + 4 <= d:
+        for l in range(nv):
+            SC[_ACC, l] = ((((SC[_ACC, l] + ST[_XB, j, l] * (ST[_U, j, l] * ST[_V, j, l]))
+                             + ST[_XB, j + 1, l] * (ST[_U, j + 1, l] * ST[_V, j + 1, l]))
+                            + ST[_XB, j + 2, l] * (ST[_U, j + 2, l] * ST[_V, j + 2, l]))
+                           + ST[_XB, j + 3, l] * (ST[_U, j + 3, l] * ST[_V, j + 3, l]))
+        j += 4
+    for jr in range(j, d):
+        for l in range(nv):
+            SC[_ACC, l] += ST[_XB, jr, l] * (ST[_U, jr, l] * ST[_V, jr, l])
+
+
 @njit(cache=True)
 def _final_loss(X, y, u, v):
     """The full loss ½‖Xβ − y‖²/n at β = u ⊙ v: r_i over j ascending, then np.sum(r²)."""
@@ -246,11 +291,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                 for i in range(n):
                     for l in range(nv):
                         R[i, l] = -y[i]
-                for j in range(d):
-                    for i in range(n):
-                        xji = XT[j, i]
-                        for l in range(nv):
-                            R[i, l] += xji * (ST[_U, j, l] * ST[_V, j, l])
+                _residuals_into(R, XT, ST, nv)
                 for l in range(nv):
                     SC[_ACC, l] = 0.0
                 for i in range(n):
@@ -287,27 +328,40 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
             # r = x_i·β − y_i for each lane's row i (j ascending: one chain per lane), the batch loss
             for l in range(nv):
                 SC[_ACC, l] = -y[SI[_ROW, l]]
-            for j in range(d):
-                for l in range(nv):
-                    x = XT[j, SI[_ROW, l]]
-                    ST[_XB, j, l] = x
-                    SC[_ACC, l] += x * (ST[_U, j, l] * ST[_V, j, l])
+            for l in range(nv):      # each slot's row, copied whole (contiguous loads; the loop below
+                row = SI[_ROW, l]    # then vectorises over the slots without a gather)
+                for j in range(d):
+                    ST[_XB, j, l] = X[row, j]
+            _batch_dot_into(SC, ST, nv)
             for l in range(nv):
                 SC[_LB, l] += 0.5 * SC[_ACC, l] * SC[_ACC, l] / b
             if b > 1:
                 for j in range(d):
                     for l in range(nv):
                         ST[_G, j, l] += SC[_ACC, l] * ST[_XB, j, l] / b
-        # s_j = γ g_j, with max_j |s_j| per lane (NaN ignored, as `if a > ma`) and whether some
-        # s_j = ±1; for b = 1, g_j = 0 + r x_ij (x/1 = x exactly: a lane alone's bits, no division)
-        for j in range(d):
-            for l in range(nv):
-                g = (0.0 + SC[_ACC, l] * ST[_XB, j, l]) if b == 1 else ST[_G, j, l]
-                sv = SC[_GAM, l] * g
-                ST[_SS, j, l] = sv
-                SC[_HIT, l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
-                a = abs(sv)
-                SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
+        # s_j = γ g_j, with max_j |s_j| per lane (NaN ignored, as `if a > ma`); for b = 1,
+        # g_j = 0 + r x_ij (x/1 = x exactly: a lane alone's bits, no division). Two loops, so that
+        # neither branches inside (they vectorise over the slots)
+        if b == 1:
+            for j in range(d):
+                for l in range(nv):
+                    sv = SC[_GAM, l] * (0.0 + SC[_ACC, l] * ST[_XB, j, l])
+                    ST[_SS, j, l] = sv
+                    a = abs(sv)
+                    SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
+        else:
+            for j in range(d):
+                for l in range(nv):
+                    sv = SC[_GAM, l] * ST[_G, j, l]
+                    ST[_SS, j, l] = sv
+                    a = abs(sv)
+                    SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
+        # some s_j = ±1 (|s_j| = 1 exactly) needs max_j |s_j| >= 1: only such lanes are searched
+        for l in range(w):
+            if SC[_MA, l] >= 1.0:
+                for j in range(d):
+                    if abs(ST[_SS, j, l]) == 1.0:
+                        SC[_HIT, l] = 1.0
         ma_all = 0.0
         for l in range(w):
             gam = SC[_GAM, l]
