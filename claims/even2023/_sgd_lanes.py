@@ -92,44 +92,64 @@ def _width(w):
 
 
 @njit(inline="always")
-def _apply(ST, j, l, s, qp, qm):
+def _apply(STF, e, s, qp, qm):
     """One coordinate's step (even2023 eqs. (2)-(3) in the log domain of spec §0.6):
-    ln α_± −= q_±/2, Gain += (q_+ + q_−)/2, Σ s² += s², u ← u − s v, v ← v − s u."""
-    ST[_LP, j, l] -= 0.5 * qp
-    ST[_LM, j, l] -= 0.5 * qm
-    ST[_GAIN, j, l] += 0.5 * (qp + qm)
-    ST[_S2, j, l] += s * s
-    uj = ST[_U, j, l]
-    ST[_U, j, l] = uj - s * ST[_V, j, l]
-    ST[_V, j, l] = ST[_V, j, l] - s * uj
+    ln α_± −= q_±/2, Gain += (q_+ + q_−)/2, Σ s² += s², u ← u − s v, v ← v − s u. ``STF`` is the
+    pool's state with coordinates and slots flattened (STF[f, j·pool + l] = ST[f, j, l])."""
+    STF[_LP, e] -= 0.5 * qp
+    STF[_LM, e] -= 0.5 * qm
+    STF[_GAIN, e] += 0.5 * (qp + qm)
+    STF[_S2, e] += s * s
+    uj = STF[_U, e]
+    STF[_U, e] = uj - s * STF[_V, e]
+    STF[_V, e] = STF[_V, e] - s * uj
 
+
+# The three element-wise passes below run over the elements e = j·pool + l of the slots 0..nv−1. When
+# nv is the whole pool (most steps of a full pool) that is one flat loop instead of one short loop per
+# coordinate (each with its own entry checks: the fixed cost that made 8-slot pools ~1.5-4x dearer
+# per lane-step than a full one).
 
 @njit(inline="always")
-def _series_update(ST, nv, terms):
+def _series_update(STF, d, pool, nv, terms):
     """q_± by the series with ``terms`` terms fused with the state update, for steps in which no live
     lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane)."""
-    for j in range(ST.shape[1]):
-        for l in range(nv):
-            sv = ST[_SS, j, l]
+    if nv == pool:
+        for e in range(d * pool):
+            sv = STF[_SS, e]
             qp, qm = q_series(sv, terms)
-            _apply(ST, j, l, sv, qp, qm)
+            _apply(STF, e, sv, qp, qm)
+        return
+    for j in range(d):
+        for e in range(j * pool, j * pool + nv):
+            sv = STF[_SS, e]
+            qp, qm = q_series(sv, terms)
+            _apply(STF, e, sv, qp, qm)
 
 
 @njit(inline="always")
-def _series_into(ST, nv):
+def _series_into(STF, d, pool, nv):
     """q_± by the full series (7 terms) into the QP, QM fields, for steps where some lane has
     |s_j| >= 0.05."""
-    for j in range(ST.shape[1]):
-        for l in range(nv):
-            ST[_QP, j, l], ST[_QM, j, l] = q_series(ST[_SS, j, l], 7)
+    if nv == pool:
+        for e in range(d * pool):
+            STF[_QP, e], STF[_QM, e] = q_series(STF[_SS, e], 7)
+        return
+    for j in range(d):
+        for e in range(j * pool, j * pool + nv):
+            STF[_QP, e], STF[_QM, e] = q_series(STF[_SS, e], 7)
 
 
 @njit(inline="always")
-def _update(ST, nv):
+def _update(STF, d, pool, nv):
     """The state update from s and q_± (the SS, QP, QM fields)."""
-    for j in range(ST.shape[1]):
-        for l in range(nv):
-            _apply(ST, j, l, ST[_SS, j, l], ST[_QP, j, l], ST[_QM, j, l])
+    if nv == pool:
+        for e in range(d * pool):
+            _apply(STF, e, STF[_SS, e], STF[_QP, e], STF[_QM, e])
+        return
+    for j in range(d):
+        for e in range(j * pool, j * pool + nv):
+            _apply(STF, e, STF[_SS, e], STF[_QP, e], STF[_QM, e])
 
 
 @njit(inline="always")
@@ -230,6 +250,8 @@ def _retire(w, SC, SI, ST, OUT_D, OUT_S, OUT_I, X, y, tol_rel, L0):
             for f in range(_CARRIED):
                 for j in range(d):
                     ST[f, j, last] = 0.0
+            for j in range(d):       # s = 0 too: a pass over the whole pool steps idle slots, and
+                ST[_SS, j, last] = 0.0   # s = 0 keeps their zero state (every field stays +0)
             w -= 1
         l -= 1
     return w
@@ -260,6 +282,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
     # overlap checks between a dozen arrays), per-slot numbers at SC[f, l] and SI[f, l]; slots 0..w-1
     # are live
     ST = np.zeros((_FIELDS, d, pool))
+    STF = ST.reshape((_FIELDS, d * pool))    # the same memory, coordinates and slots flattened
     SC = np.zeros((_SLOT_FLOATS, pool))
     SI = np.zeros((_SLOT_INTS, pool), np.int64)
     R = np.zeros((n, pool))
@@ -382,19 +405,19 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         nterms = series_terms(ma_all * ma_all)
         if ma_all < 0.05:
             if nterms <= 3:
-                _series_update(ST, nv, 3)
+                _series_update(STF, d, pool, nv, 3)
             elif nterms <= 5:
-                _series_update(ST, nv, 5)
+                _series_update(STF, d, pool, nv, 5)
             else:
-                _series_update(ST, nv, 7)
+                _series_update(STF, d, pool, nv, 7)
         else:
-            _series_into(ST, nv)
+            _series_into(STF, d, pool, nv)
             for l in range(w):     # the log branch where |s_j| >= 0.05 (or NaN), as _qpm
                 if not SC[_MA, l] < 0.05:
                     for j in range(d):
                         if not abs(ST[_SS, j, l]) < 0.05:
                             ST[_QP, j, l], ST[_QM, j, l] = _qpm(ST[_SS, j, l])
-            _update(ST, nv)
+            _update(STF, d, pool, nv)
         g_step += 1
         stops = False
         for l in range(w):
