@@ -197,6 +197,52 @@ def _batch_dot_into(SC, ST, nv):
             SC[_ACC, l] += ST[_XB, jr, l] * (ST[_U, jr, l] * ST[_V, jr, l])
 
 
+@njit(inline="always")
+def _s_of(SC, ST, j, l, one_row):
+    """s_j of slot l: γ (0 + r x_ij) for b = 1 (x/1 = x exactly: a lane alone's bits, no division),
+    else γ g_j from the G field."""
+    if one_row:
+        return SC[_GAM, l] * (0.0 + SC[_ACC, l] * ST[_XB, j, l])
+    return SC[_GAM, l] * ST[_G, j, l]
+
+
+@njit(inline="always")
+def _steps_into(SC, ST, nv, one_row):
+    """s_j = γ g_j into the SS field and max_j |s_j| into SC[_MA] (NaN ignored, as `if a > ma`), for
+    the slots 0..nv−1; four coordinates per pass, so that the running max is loaded and stored once
+    per four of them (the same comparisons in the same order). ``one_row``: b = 1 (no branch inside
+    the loops, which vectorise over the slots)."""
+    d = ST.shape[1]
+    j = 0
+    while j + 4 <= d:
+        for l in range(nv):
+            s0 = _s_of(SC, ST, j, l, one_row)
+            s1 = _s_of(SC, ST, j + 1, l, one_row)
+            s2 = _s_of(SC, ST, j + 2, l, one_row)
+            s3 = _s_of(SC, ST, j + 3, l, one_row)
+            ST[_SS, j, l] = s0
+            ST[_SS, j + 1, l] = s1
+            ST[_SS, j + 2, l] = s2
+            ST[_SS, j + 3, l] = s3
+            m = SC[_MA, l]
+            a = abs(s0)
+            m = a if a > m else m
+            a = abs(s1)
+            m = a if a > m else m
+            a = abs(s2)
+            m = a if a > m else m
+            a = abs(s3)
+            m = a if a > m else m
+            SC[_MA, l] = m
+        j += 4
+    for jr in range(j, d):
+        for l in range(nv):
+            sv = _s_of(SC, ST, jr, l, one_row)
+            ST[_SS, jr, l] = sv
+            a = abs(sv)
+            SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
+
+
 @njit(cache=True)
 def _final_loss(X, y, u, v):
     """The full loss ½‖Xβ − y‖²/n at β = u ⊙ v: r_i over j ascending, then np.sum(r²)."""
@@ -362,23 +408,8 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                 for j in range(d):
                     for l in range(nv):
                         ST[_G, j, l] += SC[_ACC, l] * ST[_XB, j, l] / b
-        # s_j = γ g_j, with max_j |s_j| per lane (NaN ignored, as `if a > ma`); for b = 1,
-        # g_j = 0 + r x_ij (x/1 = x exactly: a lane alone's bits, no division). Two loops, so that
-        # neither branches inside (they vectorise over the slots)
-        if b == 1:
-            for j in range(d):
-                for l in range(nv):
-                    sv = SC[_GAM, l] * (0.0 + SC[_ACC, l] * ST[_XB, j, l])
-                    ST[_SS, j, l] = sv
-                    a = abs(sv)
-                    SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
-        else:
-            for j in range(d):
-                for l in range(nv):
-                    sv = SC[_GAM, l] * ST[_G, j, l]
-                    ST[_SS, j, l] = sv
-                    a = abs(sv)
-                    SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
+        # s_j = γ g_j, with max_j |s_j| per lane
+        _steps_into(SC, ST, nv, b == 1)
         # some s_j = ±1 (|s_j| = 1 exactly) needs max_j |s_j| >= 1: only such lanes are searched
         for l in range(w):
             if SC[_MA, l] >= 1.0:
