@@ -140,6 +140,45 @@ def _gradient_sum(X, r, g):
             g[j] += ri * X[ir, j]
 
 
+@njit(inline="always")
+def _steps_and_max(gamma, g, SS):
+    """SS_j = s_j = γ g_j and max_j |s_j| (0 if none is above 0; a NaN s_j is skipped, as `if a > ma`).
+    The max is exact, so the order of the comparisons is immaterial: four running maxima over
+    j mod 4, combined at the end, keep four comparison chains in flight instead of one."""
+    d = g.shape[0]
+    m0 = 0.0
+    m1 = 0.0
+    m2 = 0.0
+    m3 = 0.0
+    j = 0
+    while j + 4 <= d:
+        s0 = gamma * g[j]
+        s1 = gamma * g[j + 1]
+        s2 = gamma * g[j + 2]
+        s3 = gamma * g[j + 3]
+        SS[j] = s0
+        SS[j + 1] = s1
+        SS[j + 2] = s2
+        SS[j + 3] = s3
+        a = abs(s0)
+        m0 = a if a > m0 else m0
+        a = abs(s1)
+        m1 = a if a > m1 else m1
+        a = abs(s2)
+        m2 = a if a > m2 else m2
+        a = abs(s3)
+        m3 = a if a > m3 else m3
+        j += 4
+    for jr in range(j, d):
+        sv = gamma * g[jr]
+        SS[jr] = sv
+        a = abs(sv)
+        m0 = a if a > m0 else m0
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    return m2 if m2 > m0 else m0
+
+
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, lam_batch):
     """Full-batch GD lanes written by hand (b >= n, the full loss at every step): :func:`run_lanes`' GD
@@ -231,15 +270,11 @@ def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, la
             # of either sum is below 2^-56 of its first term when m^{2T} < 2^-56, hence below a
             # quarter ulp of the partial sum, and adding it (or any later, smaller term) leaves the
             # sum's bits unchanged. T = 7 at m -> 0.05 (the full series), 3 for m <= 1e-3.
-            ma = 0.0         # max_j |s_j| (max is exact: the order of the comparisons is immaterial)
-            for j in range(d):
-                sv = gamma * g[j]
-                SS[j] = sv
-                if sv == 1.0 or sv == -1.0:
-                    hit = True
-                a = abs(sv)
-                if a > ma:
-                    ma = a
+            ma = _steps_and_max(gamma, g, SS)
+            if ma >= 1.0:    # some s_j = ±1 (|s_j| = 1 exactly) needs max_j |s_j| >= 1
+                for j in range(d):
+                    if abs(SS[j]) == 1.0:
+                        hit = True
             if ma > maxs:
                 maxs = ma
             nterms = series_terms(ma * ma)   # ma² >= every s_j² (rounding is monotone)
