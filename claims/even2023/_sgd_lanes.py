@@ -92,44 +92,155 @@ def _width(w):
 
 
 @njit(inline="always")
-def _apply(ST, j, l, s, qp, qm):
+def _apply(STF, e, s, qp, qm):
     """One coordinate's step (even2023 eqs. (2)-(3) in the log domain of spec §0.6):
-    ln α_± −= q_±/2, Gain += (q_+ + q_−)/2, Σ s² += s², u ← u − s v, v ← v − s u."""
-    ST[_LP, j, l] -= 0.5 * qp
-    ST[_LM, j, l] -= 0.5 * qm
-    ST[_GAIN, j, l] += 0.5 * (qp + qm)
-    ST[_S2, j, l] += s * s
-    uj = ST[_U, j, l]
-    ST[_U, j, l] = uj - s * ST[_V, j, l]
-    ST[_V, j, l] = ST[_V, j, l] - s * uj
+    ln α_± −= q_±/2, Gain += (q_+ + q_−)/2, Σ s² += s², u ← u − s v, v ← v − s u. ``STF`` is the
+    pool's state with coordinates and slots flattened (STF[f, j·pool + l] = ST[f, j, l])."""
+    STF[_LP, e] -= 0.5 * qp
+    STF[_LM, e] -= 0.5 * qm
+    STF[_GAIN, e] += 0.5 * (qp + qm)
+    STF[_S2, e] += s * s
+    uj = STF[_U, e]
+    STF[_U, e] = uj - s * STF[_V, e]
+    STF[_V, e] = STF[_V, e] - s * uj
 
+
+# The three element-wise passes below run over the elements e = j·pool + l of the slots 0..nv−1. When
+# nv is the whole pool (most steps of a full pool) that is one flat loop instead of one short loop per
+# coordinate (each with its own entry checks: the fixed cost that made 8-slot pools ~1.5-4x dearer
+# per lane-step than a full one).
 
 @njit(inline="always")
-def _series_update(ST, nv, terms):
+def _series_update(STF, d, pool, nv, terms):
     """q_± by the series with ``terms`` terms fused with the state update, for steps in which no live
     lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane)."""
-    for j in range(ST.shape[1]):
-        for l in range(nv):
-            sv = ST[_SS, j, l]
+    if nv == pool:
+        for e in range(d * pool):
+            sv = STF[_SS, e]
             qp, qm = q_series(sv, terms)
-            _apply(ST, j, l, sv, qp, qm)
+            _apply(STF, e, sv, qp, qm)
+        return
+    for j in range(d):
+        for e in range(j * pool, j * pool + nv):
+            sv = STF[_SS, e]
+            qp, qm = q_series(sv, terms)
+            _apply(STF, e, sv, qp, qm)
 
 
 @njit(inline="always")
-def _series_into(ST, nv):
+def _series_into(STF, d, pool, nv):
     """q_± by the full series (7 terms) into the QP, QM fields, for steps where some lane has
     |s_j| >= 0.05."""
-    for j in range(ST.shape[1]):
-        for l in range(nv):
-            ST[_QP, j, l], ST[_QM, j, l] = q_series(ST[_SS, j, l], 7)
+    if nv == pool:
+        for e in range(d * pool):
+            STF[_QP, e], STF[_QM, e] = q_series(STF[_SS, e], 7)
+        return
+    for j in range(d):
+        for e in range(j * pool, j * pool + nv):
+            STF[_QP, e], STF[_QM, e] = q_series(STF[_SS, e], 7)
 
 
 @njit(inline="always")
-def _update(ST, nv):
+def _update(STF, d, pool, nv):
     """The state update from s and q_± (the SS, QP, QM fields)."""
-    for j in range(ST.shape[1]):
+    if nv == pool:
+        for e in range(d * pool):
+            _apply(STF, e, STF[_SS, e], STF[_QP, e], STF[_QM, e])
+        return
+    for j in range(d):
+        for e in range(j * pool, j * pool + nv):
+            _apply(STF, e, STF[_SS, e], STF[_QP, e], STF[_QM, e])
+
+
+@njit(inline="always")
+def _residuals_into(R, XT, ST, nv):
+    """R[i, l] += Σ_j x_ij β_j (slot l's β = u ⊙ v), over j in order. Four coordinates per pass
+    (R ← (((R + x_ij β_j) + …) + x_i,j+3 β_j+3): the same additions in the same order, with R loaded
+    and stored once per four terms instead of once per term)."""
+    d = ST.shape[1]
+    n = R.shape[0]
+    j = 0
+    while j + 4 <= d:
+        for i in range(n):
+            x0 = XT[j, i]
+            x1 = XT[j + 1, i]
+            x2 = XT[j + 2, i]
+            x3 = XT[j + 3, i]
+            for l in range(nv):
+                R[i, l] = ((((R[i, l] + x0 * (ST[_U, j, l] * ST[_V, j, l]))
+                             + x1 * (ST[_U, j + 1, l] * ST[_V, j + 1, l]))
+                            + x2 * (ST[_U, j + 2, l] * ST[_V, j + 2, l]))
+                           + x3 * (ST[_U, j + 3, l] * ST[_V, j + 3, l]))
+        j += 4
+    for jr in range(j, d):
+        for i in range(n):
+            xji = XT[jr, i]
+            for l in range(nv):
+                R[i, l] += xji * (ST[_U, jr, l] * ST[_V, jr, l])
+
+
+@njit(inline="always")
+def _batch_dot_into(SC, ST, nv):
+    """SC[_ACC, l] += x·β of slot l's batch row (the XB field), over j in order; four coordinates per
+    pass, as :func:`_residuals_into`."""
+    d = ST.shape[1]
+    j = 0
+    while j + 4 <= d:
         for l in range(nv):
-            _apply(ST, j, l, ST[_SS, j, l], ST[_QP, j, l], ST[_QM, j, l])
+            SC[_ACC, l] = ((((SC[_ACC, l] + ST[_XB, j, l] * (ST[_U, j, l] * ST[_V, j, l]))
+                             + ST[_XB, j + 1, l] * (ST[_U, j + 1, l] * ST[_V, j + 1, l]))
+                            + ST[_XB, j + 2, l] * (ST[_U, j + 2, l] * ST[_V, j + 2, l]))
+                           + ST[_XB, j + 3, l] * (ST[_U, j + 3, l] * ST[_V, j + 3, l]))
+        j += 4
+    for jr in range(j, d):
+        for l in range(nv):
+            SC[_ACC, l] += ST[_XB, jr, l] * (ST[_U, jr, l] * ST[_V, jr, l])
+
+
+@njit(inline="always")
+def _s_of(SC, ST, j, l, one_row):
+    """s_j of slot l: γ (0 + r x_ij) for b = 1 (x/1 = x exactly: a lane alone's bits, no division),
+    else γ g_j from the G field."""
+    if one_row:
+        return SC[_GAM, l] * (0.0 + SC[_ACC, l] * ST[_XB, j, l])
+    return SC[_GAM, l] * ST[_G, j, l]
+
+
+@njit(inline="always")
+def _steps_into(SC, ST, nv, one_row):
+    """s_j = γ g_j into the SS field and max_j |s_j| into SC[_MA] (NaN ignored, as `if a > ma`), for
+    the slots 0..nv−1; four coordinates per pass, so that the running max is loaded and stored once
+    per four of them (the same comparisons in the same order). ``one_row``: b = 1 (no branch inside
+    the loops, which vectorise over the slots)."""
+    d = ST.shape[1]
+    j = 0
+    while j + 4 <= d:
+        for l in range(nv):
+            s0 = _s_of(SC, ST, j, l, one_row)
+            s1 = _s_of(SC, ST, j + 1, l, one_row)
+            s2 = _s_of(SC, ST, j + 2, l, one_row)
+            s3 = _s_of(SC, ST, j + 3, l, one_row)
+            ST[_SS, j, l] = s0
+            ST[_SS, j + 1, l] = s1
+            ST[_SS, j + 2, l] = s2
+            ST[_SS, j + 3, l] = s3
+            m = SC[_MA, l]
+            a = abs(s0)
+            m = a if a > m else m
+            a = abs(s1)
+            m = a if a > m else m
+            a = abs(s2)
+            m = a if a > m else m
+            a = abs(s3)
+            m = a if a > m else m
+            SC[_MA, l] = m
+        j += 4
+    for jr in range(j, d):
+        for l in range(nv):
+            sv = _s_of(SC, ST, jr, l, one_row)
+            ST[_SS, jr, l] = sv
+            a = abs(sv)
+            SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
 
 
 @njit(cache=True)
@@ -185,6 +296,8 @@ def _retire(w, SC, SI, ST, OUT_D, OUT_S, OUT_I, X, y, tol_rel, L0):
             for f in range(_CARRIED):
                 for j in range(d):
                     ST[f, j, last] = 0.0
+            for j in range(d):       # s = 0 too: a pass over the whole pool steps idle slots, and
+                ST[_SS, j, last] = 0.0   # s = 0 keeps their zero state (every field stays +0)
             w -= 1
         l -= 1
     return w
@@ -215,6 +328,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
     # overlap checks between a dozen arrays), per-slot numbers at SC[f, l] and SI[f, l]; slots 0..w-1
     # are live
     ST = np.zeros((_FIELDS, d, pool))
+    STF = ST.reshape((_FIELDS, d * pool))    # the same memory, coordinates and slots flattened
     SC = np.zeros((_SLOT_FLOATS, pool))
     SI = np.zeros((_SLOT_INTS, pool), np.int64)
     R = np.zeros((n, pool))
@@ -246,11 +360,7 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                 for i in range(n):
                     for l in range(nv):
                         R[i, l] = -y[i]
-                for j in range(d):
-                    for i in range(n):
-                        xji = XT[j, i]
-                        for l in range(nv):
-                            R[i, l] += xji * (ST[_U, j, l] * ST[_V, j, l])
+                _residuals_into(R, XT, ST, nv)
                 for l in range(nv):
                     SC[_ACC, l] = 0.0
                 for i in range(n):
@@ -287,27 +397,25 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
             # r = x_i·β − y_i for each lane's row i (j ascending: one chain per lane), the batch loss
             for l in range(nv):
                 SC[_ACC, l] = -y[SI[_ROW, l]]
-            for j in range(d):
-                for l in range(nv):
-                    x = XT[j, SI[_ROW, l]]
-                    ST[_XB, j, l] = x
-                    SC[_ACC, l] += x * (ST[_U, j, l] * ST[_V, j, l])
+            for l in range(nv):      # each slot's row, copied whole (contiguous loads; the loop below
+                row = SI[_ROW, l]    # then vectorises over the slots without a gather)
+                for j in range(d):
+                    ST[_XB, j, l] = X[row, j]
+            _batch_dot_into(SC, ST, nv)
             for l in range(nv):
                 SC[_LB, l] += 0.5 * SC[_ACC, l] * SC[_ACC, l] / b
             if b > 1:
                 for j in range(d):
                     for l in range(nv):
                         ST[_G, j, l] += SC[_ACC, l] * ST[_XB, j, l] / b
-        # s_j = γ g_j, with max_j |s_j| per lane (NaN ignored, as `if a > ma`) and whether some
-        # s_j = ±1; for b = 1, g_j = 0 + r x_ij (x/1 = x exactly: a lane alone's bits, no division)
-        for j in range(d):
-            for l in range(nv):
-                g = (0.0 + SC[_ACC, l] * ST[_XB, j, l]) if b == 1 else ST[_G, j, l]
-                sv = SC[_GAM, l] * g
-                ST[_SS, j, l] = sv
-                SC[_HIT, l] += 1.0 if (sv == 1.0 or sv == -1.0) else 0.0
-                a = abs(sv)
-                SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
+        # s_j = γ g_j, with max_j |s_j| per lane
+        _steps_into(SC, ST, nv, b == 1)
+        # some s_j = ±1 (|s_j| = 1 exactly) needs max_j |s_j| >= 1: only such lanes are searched
+        for l in range(w):
+            if SC[_MA, l] >= 1.0:
+                for j in range(d):
+                    if abs(ST[_SS, j, l]) == 1.0:
+                        SC[_HIT, l] = 1.0
         ma_all = 0.0
         for l in range(w):
             gam = SC[_GAM, l]
@@ -328,19 +436,19 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         nterms = series_terms(ma_all * ma_all)
         if ma_all < 0.05:
             if nterms <= 3:
-                _series_update(ST, nv, 3)
+                _series_update(STF, d, pool, nv, 3)
             elif nterms <= 5:
-                _series_update(ST, nv, 5)
+                _series_update(STF, d, pool, nv, 5)
             else:
-                _series_update(ST, nv, 7)
+                _series_update(STF, d, pool, nv, 7)
         else:
-            _series_into(ST, nv)
+            _series_into(STF, d, pool, nv)
             for l in range(w):     # the log branch where |s_j| >= 0.05 (or NaN), as _qpm
                 if not SC[_MA, l] < 0.05:
                     for j in range(d):
                         if not abs(ST[_SS, j, l]) < 0.05:
                             ST[_QP, j, l], ST[_QM, j, l] = _qpm(ST[_SS, j, l])
-            _update(ST, nv)
+            _update(STF, d, pool, nv)
         g_step += 1
         stops = False
         for l in range(w):
