@@ -12,10 +12,11 @@ over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array 
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
 A call of fewer than ``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
 (:mod:`verify.dynamics.steplanewise`, the same bits, ~15 s compile cold), where the blocked engine
-was ~3× slower than the hand-written kernel at one lane. At least as fast as the hand-written kernel
-at 1, 8 and 128 lanes (``python -m verify bench even2023.dln_gd_step``; per step ~0.95-0.99× its time
-at E1, d = 30, ~0.8× at E3, d = 10) and on the catalogue's GD calls (~0.96×), so
-:func:`._dln.run_lanes` runs it by default (``gd_engine="hand"``: the hand-written kernel, the oracle):
+was ~3× slower than the hand-written kernel at one lane. Against the hand-written kernel with its
+loops unrolled four terms per pass (``python -m verify bench even2023.dln_gd_step``, speed ratios):
+E1 (d = 30) 0.87 at one lane, 0.90 at 8, ~0.99 at 128; E3 (d = 10) 1.26-1.38; on the catalogue's GD
+calls 1.07× its time. So :func:`._dln.run_lanes` runs it on request (``gd_engine="declared"``; the
+hand-written kernel is the default and the oracle):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
