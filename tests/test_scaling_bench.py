@@ -21,3 +21,25 @@ def test_slowest_claims_without_remembered_costs(monkeypatch):
     monkeypatch.setattr("verify.costs.load", lambda budget: {})
     out = scaling.bench_slowest_claims()
     assert out["value"] is None and "--budget full" in out["why"]
+
+
+def test_runtime_page_prints_the_measured_machine_speed_and_nothing_when_none_was_measured():
+    from verify.report import _runtime_markdown
+
+    speed = {"lane_rate": 5.4e7, "reference_lane_rate": scaling.REFERENCE_LANE_RATE,
+             "speed_vs_reference": 5.4e7 / scaling.REFERENCE_LANE_RATE}
+    text = _runtime_markdown([("x.y", 1.0, "w")], 0, "quick", 1.0, speed=speed)
+    assert "54 million lane-steps/s" in text and "0.42× the 130 million" in text
+    assert "Speed:" not in _runtime_markdown([("x.y", 1.0, "w")], 0, "quick", 1.0)
+
+
+def test_the_report_command_measures_the_machine_after_the_claims(monkeypatch, tmp_path):
+    from verify import cli
+
+    calls = []
+    monkeypatch.setattr(scaling, "speed_vs_reference",
+                        lambda: calls.append(1) or {"lane_rate": 1.3e8, "reference_lane_rate": 1.3e8,
+                                                    "speed_vs_reference": 1.0})
+    assert cli.main(["report", "ahn2023.def4", "--quiet", "--workers", "1", "--budget", "quick",
+                     "--out", str(tmp_path)]) == 0
+    assert calls == [1] and "1.00× the 130 million" in (tmp_path / "RUNTIME.md").read_text()

@@ -160,6 +160,13 @@ def cmd_check(args) -> int:
     return 0 if ok else 1
 
 
+def _machine_speed() -> dict:
+    """This machine's lane-engine speed for RUNTIME.md (:func:`verify.scaling.speed_vs_reference`)."""
+    from .scaling import speed_vs_reference
+
+    return speed_vs_reference()
+
+
 def cmd_report(args) -> int:
     from .parallel import make_runner
     from .report import write_reports
@@ -168,7 +175,7 @@ def cmd_report(args) -> int:
     say = _progress(not args.quiet)
     with make_runner(args.workers, args.scheduler) as runner:
         summary = write_reports(claims, args.out, seed=args.seed, budget=args.budget, progress=say,
-                                runner=runner, seeds=args.seeds)
+                                runner=runner, seeds=args.seeds, machine_speed=_machine_speed)
     counts = ", ".join(f"{v} {k}" for k, v in sorted(summary["counts"].items()))
     print(f"wrote {args.out}/README.md and {len({c.paper for c in claims})} paper report(s): {counts}")
     if summary["unmet"]:

@@ -62,14 +62,17 @@ VERSIONED = ("hypothesis", "numpy", "scipy", "sympy", "mpmath", "python-flint", 
 
 def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
                   budget: str = "full", progress: Callable[[str], None] | None = None,
-                  runner=None, seeds: Sequence[int] | None = None) -> dict:
+                  runner=None, seeds: Sequence[int] | None = None,
+                  machine_speed: Callable[[], dict] | None = None) -> dict:
     """Run every claim (and its planted errors), write the markdown, figures and data; return a
     summary.
 
     ``runner`` (:mod:`verify.parallel`; default serial) says where the claims run; the files written
     do not depend on it, except ``RUNTIME.md``. With ``seeds``, the claims and planted errors are
     also run at each of those seeds at the ``SWEEP_BUDGET`` (:func:`verify.robustness.sweep`) and
-    the index counts, per claim, the seeds at which it met its expectation."""
+    the index counts, per claim, the seeds at which it met its expectation. ``machine_speed``
+    (e.g. :func:`verify.scaling.speed_vs_reference`) is measured once the claims have run and
+    printed in ``RUNTIME.md``, so that its times can be compared with another machine's."""
     from .parallel import Runner, run_claims
 
     started = time.perf_counter()
@@ -121,8 +124,12 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
                                                        seed=seed, budget=budget), encoding="utf-8")
     (out / "README.md").write_text(_index_markdown(ordered, results, planted, sections, seed,
                                                    budget, out, swept, figures), encoding="utf-8")
-    (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget, time.perf_counter() - started,
-                                                      environments), encoding="utf-8")
+    wall = time.perf_counter() - started
+    if machine_speed is not None and progress:
+        progress("measuring this machine's speed for RUNTIME.md")
+    speed = machine_speed() if machine_speed is not None else None  # the claims are done: an idle machine
+    (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget, wall, environments, speed),
+                                    encoding="utf-8")
     counts = Counter(str(r.verdict) for r in results.values() if r.claim.expect != "unchecked")
     unmet = [r.claim.id for r in results.values() if not r.meets_expectation]
     planted_missed = [f"{cid}#{p.tag}" for cid, rows in planted.items() for p, e in rows
@@ -357,11 +364,19 @@ def numeric_warnings(environments: dict[str, str]) -> list[str]:
     return out
 
 
-def _runtime_markdown(timings, seed, budget, wall: float, environments: dict[str, str] | None = None) -> str:
+def _runtime_markdown(timings, seed, budget, wall: float, environments: dict[str, str] | None = None,
+                      speed: dict | None = None) -> str:
     total = sum(t for _, t, _ in timings)
     lines = ["# Run times", "", f"Seed {seed}, budget `{budget}`; {wall:.1f} s wall clock, {total:.1f} s "
              "of claim time (claims, planted errors and figures, summed over workers). This file is "
-             "not deterministic.", "", f"Machine: {one_line()}.", "",
+             "not deterministic.", "", f"Machine: {one_line()}.", ""]
+    if speed:  # verify.scaling.speed_vs_reference, measured after the claims ran
+        lines += [f"Speed: after the claims, the float64 lane engine ran {speed['lane_rate'] / 1e6:.0f} million "
+                  f"lane-steps/s on one thread here: {speed['speed_vs_reference']:.2f}× the "
+                  f"{speed['reference_lane_rate'] / 1e6:.0f} million of the machine the speed targets of "
+                  "`python -m verify bench` were set on. The times below scale only roughly with it: claims "
+                  "are not all bound like the lane engine.", ""]
+    lines += [
              f"Numerical environment of this process: {numenv.one_line()} (`verify/numenv.py`).", ""]
     distinct = sorted(set((environments or {}).values()) - {""})
     if len(distinct) > 1 or (distinct and distinct[0] != numenv.one_line()):
