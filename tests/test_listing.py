@@ -53,3 +53,47 @@ def test_a_module_that_is_not_plain_data_is_imported(tmp_path):
 def test_claim_summary_reads_like_a_claim():
     c = summaries()[0]
     assert isinstance(c, (ClaimSummary, Claim)) and c.paper == c.id.split(".")[0]
+
+
+def _toy_paper(tmp_path, modules: dict) -> None:
+    (tmp_path / "claims" / "toy").mkdir(parents=True)
+    (tmp_path / "claims" / "__init__.py").write_text("")
+    (tmp_path / "claims" / "toy" / "__init__.py").write_text('from verify import Paper\nPAPER = Paper("toy", "toy")\n')
+    for name, text in modules.items():
+        (tmp_path / "claims" / "toy" / f"{name}.py").write_text(textwrap.dedent(text))
+
+
+PLAIN = '''
+    from verify import Claim, Check
+    from verify.claim import Status, outcome
+    from claims.toy import PAPER
+    {name} = Claim(id="toy.{name}", source=PAPER.at("{name}"), title="{name}", statement="a=a",
+                   checks=(Check("c", lambda ctx: outcome(Status.PROVED, "ok")),), uses={uses},
+                   expect="proved")
+'''
+
+
+def test_check_of_some_ids_imports_only_their_modules_and_still_sees_a_dangling_use(tmp_path):
+    """`check ID` reads ids and `uses` from the syntax trees and imports only the modules of the
+    selected claims: a module that would fail to import is not touched, a claim elsewhere whose
+    `uses` names no claim still stops the run (nothing executed), as with the whole catalogue."""
+    _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses="()"),
+                          "lem2": PLAIN.format(name="lem2", uses='("toy.lem1",)'),
+                          "broken": "raise RuntimeError('imported')\n"})
+    run = lambda *ids: subprocess.run([sys.executable, "-m", "verify", "check", *ids, "--quiet", "--workers", "1"],
+                                      cwd=tmp_path, capture_output=True, text=True, timeout=120, env=subprocess_env())
+    out = run("toy.lem2")
+    assert out.returncode == 0 and "ok  toy.lem2" in out.stdout and "imported" not in out.stderr
+    assert "RuntimeError: imported" in run().stderr  # the whole catalogue imports every module
+    (tmp_path / "claims" / "toy" / "lem1.py").write_text(textwrap.dedent(PLAIN.format(name="lem1", uses='("toy.gone",)')))
+    out = run("toy.lem2")
+    assert out.returncode != 0 and "'toy.gone'" in out.stderr and "nothing was run" in out.stderr
+    assert "ok  toy" not in out.stdout
+
+
+def test_check_of_an_unknown_id_names_the_papers_without_importing_them(tmp_path):
+    _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses="()"), "broken": "raise RuntimeError('imported')\n"})
+    out = subprocess.run([sys.executable, "-m", "verify", "check", "toy.nope"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env=subprocess_env())
+    assert out.returncode != 0 and "no claim matches 'toy.nope' (papers: toy" in out.stderr
+    assert "imported" not in out.stderr
