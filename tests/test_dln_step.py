@@ -126,14 +126,14 @@ def test_declared_dln_gd_short_windows(request):
     _compare(e3, _gammas(e3, 70), max_steps=700, tol_rel=1e-12, n_snap=5, window=3)
 
 
-def test_run_lanes_runs_the_hand_written_gd_kernel_by_default_and_the_declared_on_request(monkeypatch):
+def test_run_lanes_runs_the_declared_gd_kernel_by_default_and_the_hand_written_on_request(monkeypatch):
     problem = e3_problem(0)
     gammas = _gammas(problem, 20)
     calls = []
     monkeypatch.setattr(_dln, "run_gd_lanes", lambda *a, **kw: calls.append(1) or run_gd_lanes(*a, **kw))
-    hand = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12)
-    assert not calls
-    declared = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12, gd_engine="declared")
+    declared = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12)
+    assert calls == [1]
+    hand = _dln.run_lanes(problem, gammas, max_steps=400, tol_rel=1e-12, gd_engine="hand")
     assert calls == [1]
     for field in ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
                   "bounces", "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv"):

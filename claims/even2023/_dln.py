@@ -181,10 +181,10 @@ def _steps_and_max(gamma, g, SS):
 
 @njit(cache=True)
 def _lanes_kernel(X, y, alpha, gammas, b, max_steps, tol_rel, n_snap, window, lam_batch):
-    """Full-batch GD lanes written by hand (b >= n, the full loss at every step): :func:`run_lanes`' GD
-    path (the default, see :func:`run_lanes`), and the reference its declared twin (:mod:`._dln_step`)
-    is tested against bit for bit (tests/test_dln_step.py) and benchmarked against (bench
-    ``even2023.dln_gd_step``)."""
+    """Full-batch GD lanes written by hand (b >= n, the full loss at every step): the reference the
+    declared kernel :mod:`._dln_step` (:func:`run_lanes`' default) is tested against bit for bit
+    (tests/test_dln_step.py) and benchmarked against (bench ``even2023.dln_gd_step``); run by
+    :func:`run_lanes` with ``gd_engine="hand"``."""
     if b < X.shape[0]:
         raise ValueError("_lanes_kernel runs full-batch GD (b >= n); SGD lanes: run_sgd_lanes")
     L = gammas.shape[0]
@@ -342,36 +342,34 @@ CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_U
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
               check_every: int | None = None, n_snap: int = 24, window: int = 64,
-              gd_engine: str = "hand") -> Lanes:
+              gd_engine: str = "declared") -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
     Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
-    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs in the hand-written
-    :func:`_lanes_kernel`; mini-batch SGD (b < n, the full loss every ``check_every`` steps, by default
-    ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
+    the full loss at every step; ``seeds`` and ``check_every`` are not used) runs on its declared step
+    kernel, :func:`._dln_step.run_gd_lanes`; mini-batch SGD (b < n, the full loss every
+    ``check_every`` steps, by default ⌊n/b⌋) in the lane pool of :func:`._sgd_lanes.run_sgd_lanes`.
 
-    ``gd_engine="declared"`` runs the GD lanes on their declared step kernel instead,
-    :func:`._dln_step.run_gd_lanes`, bit for bit the same (tests/test_dln_step.py,
-    tests/test_stepkernel_lanewise.py; and on each of the 1436 GD calls of ``verify check even2023
-    --budget full --planted``, recorded and replayed). It runs calls of 128 lanes or more on its blocked
-    engine (one compiled engine for every d, ~15-20 s cold), fewer lanes on the same declaration printed
-    lane by lane (~15 s cold); both sum q_±'s series with 3, 5 or 7 terms per step as
-    :func:`_lanes_kernel` does (:class:`verify.dynamics.stepseries.TruncatedSeries`). Which is the
-    default follows the measured speed on the catalogue's GD calls (1338 single lanes, bisections; 72
-    of 40 lanes, a few of up to 120), replayed interleaved on the 2-core EPYC: the declared kernel took
-    0.96× the hand-written time (31.3 s against 32.6 s) until the hand-written kernel's loops were
-    unrolled four terms per pass (residual, gradient sums, four running maxima of |s_j|; the same
-    operations in the same order), then 1.07× (31.2 s against 29.2 s); bench ``even2023.dln_gd_step``:
-    one lane at E1 (d = 30) 0.87×, 8 lanes 0.90×, 128 lanes ~0.99× the hand-written speed, E3 (d = 10)
-    1.26-1.38×. So the hand-written kernel is the default again, and the same unrolling in the
-    declared engine's printer (a Reduce and a row sum four terms per pass) is what would make the
-    declared kernel the default.
+    ``gd_engine="hand"`` runs the GD lanes on the hand-written :func:`_lanes_kernel` instead, bit for
+    bit the same (tests/test_dln_step.py, tests/test_stepkernel_lanewise.py; and on each of the 1436
+    GD calls of ``verify check even2023 --budget full --planted``, recorded and replayed). The
+    declared kernel runs calls of 128 lanes or more on its blocked engine (one compiled engine for
+    every d, ~15-20 s cold), fewer lanes on the same declaration printed lane by lane (~15 s cold);
+    both sum q_±'s series with 3, 5 or 7 terms per step as :func:`_lanes_kernel` does
+    (:class:`verify.dynamics.stepseries.TruncatedSeries`) and, at the steps where max_j |s_j| < 0.05,
+    run the coordinate loop without the logs' rare branch (``RareUpdate(absent_if=...)``). Which is
+    the default follows the measured speed on the catalogue's GD calls (1338 single lanes, bisections;
+    72 of 40 lanes, a few of up to 120), replayed interleaved on the 2-core EPYC: the declared kernel
+    takes 0.987× the hand-written time (25.6 s against 25.9 s, three rounds 0.985-0.987; it took
+    1.07× before its rare branch got the copy without it); bench ``even2023.dln_gd_step``, declared
+    over hand-written speed: one lane at E1 (d = 30) 1.00, 8 lanes 1.00, 128 lanes 0.97; E3 (d = 10)
+    1.36-1.44. The hand-written kernel stays as the oracle of the tests and the bench's baseline.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
     if gd_engine not in ("hand", "declared"):
         raise ValueError(f"gd_engine must be 'hand' or 'declared', got {gd_engine!r}")
-    if b >= problem.n and gd_engine == "declared":
+    if b >= problem.n and gd_engine == "declared":  # the default
         return Lanes(gammas, b, **run_gd_lanes(problem, gammas, max_steps=int(max_steps),
                                                tol_rel=float(tol_rel), n_snap=int(n_snap),
                                                window=int(window)))

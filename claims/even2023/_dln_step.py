@@ -12,11 +12,12 @@ over j by :mod:`verify.dynamics.coordloop`): d is the columns of the data array 
 time, so ONE compiled engine (~15 s cold) serves every dimension of the catalogue (2 … 40).
 A call of fewer than ``LANEWISE_BELOW`` lanes runs the same declaration printed lane by lane
 (:mod:`verify.dynamics.steplanewise`, the same bits, ~15 s compile cold), where the blocked engine
-was ~3× slower than the hand-written kernel at one lane. Against the hand-written kernel with its
-loops unrolled four terms per pass (``python -m verify bench even2023.dln_gd_step``, speed ratios):
-E1 (d = 30) 0.87 at one lane, 0.90 at 8, ~0.99 at 128; E3 (d = 10) 1.26-1.38; on the catalogue's GD
-calls 1.07× its time. So :func:`._dln.run_lanes` runs it on request (``gd_engine="declared"``; the
-hand-written kernel is the default and the oracle):
+was ~3× slower than the hand-written kernel at one lane. Against the hand-written kernel
+(``python -m verify bench even2023.dln_gd_step``, speed ratios): E1 (d = 30) 1.00 at one lane, 1.00 at
+8, 0.97 at 128; E3 (d = 10) 1.36-1.44; on the catalogue's GD calls 0.987× its time (1.07× until the
+log branch's RareUpdate declared ``absent_if``: the coordinate loop then runs without its selects at
+the steps where no |s_j| reaches 0.05). So :func:`._dln.run_lanes` runs it by default (the
+hand-written kernel on request, ``gd_engine="hand"``: the oracle of the tests):
 
 * one pass over the data rows (:class:`~verify.dynamics.stepitems.RowMean`, plain sums from 0.0 in row
   order): the residual r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d (``_residual``; a
@@ -31,7 +32,7 @@ hand-written kernel is the default and the oracle):
   ``_lanes_kernel`` does (:class:`~verify.dynamics.stepseries.TruncatedSeries`: the skipped terms are
   below an eighth of an ulp of the sums, which changes no bit: tested), and for |s_j| ≥ 0.05 by
   ``_qpm``'s logs (a NaN s_j gives NaN either way), recomputed in the scalar pass
-  (:class:`~verify.dynamics.stepitems.RareUpdate`);
+  (:class:`~verify.dynamics.stepitems.RareUpdate`, absent while max_j |s_j| < 0.05);
 * Gain after the steps k = 2^j, j < ``n_snap`` (:class:`~verify.dynamics.stepitems.Doublings`);
 * before a step: the budget (``stalled``), L not finite or > 1e250 (``blown_up``), L ≤ tol_rel·L(β₀)
   (``converged``); after it: some s_j = ±1 (``hit_pm1``), sup ‖s‖_∞ not finite or > 1e120 (``blown_up``).
@@ -134,7 +135,8 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
             Let(la, sp.log(sp.Abs(1.0 - s))), Let(lb, sp.log(sp.Abs(1.0 + s))),
             Let(qpl, a - 2.0 * la), Let(qml, b_ - 2.0 * lb), Let(qsl, qpl + qml),
             State(lp, ln_alpha, lp - 0.5 * qpl), State(lm, ln_alpha, lm - 0.5 * qml),
-            State(gain, 0.0, gain + 0.5 * qsl))),
+            State(gain, 0.0, gain + 0.5 * qsl)),
+            absent_if=ma < 0.05),  # |s_j| <= ma for every s_j but a NaN, whose condition is false
         Let(un, u - s * v), Let(vn, v - s * u)))  # eq. (3)
     body = (steps, MaxWhere(m_s, ma), Let(hit_any, hit), Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120)),
             # Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k), multiplied left to right as _lanes_kernel's CURV

@@ -12,8 +12,8 @@
   relative difference of the limit β of the lanes that converged (the two sum the gradient in different
   orders: agreement to rounding, not bitwise).
 * ``even2023.dln_gd_step``: the declared full-batch GD step kernel of :mod:`claims.even2023._dln_step`
-  (``run_lanes(gd_engine="declared")``; one engine for every d, every field bitwise the hand-written
-  ``_dln._lanes_kernel``), against that hand-written path (run_lanes' default),
+  (run_lanes' default; one engine for every d, every field bitwise the hand-written
+  ``_dln._lanes_kernel``), against that hand-written path (``run_lanes(gd_engine="hand")``,
   coordinates padded from d = 16 on),
   at E1 (n = 20, d = 30) and E3 (n = 5, d = 10), 128 lanes (the blocked engine) and 1 and 8 lanes
   (printed lane by lane, :mod:`verify.dynamics.steplanewise`); value: the smaller of the two 128-lane
@@ -86,8 +86,8 @@ def bench_dln_generic() -> dict:
 @benchmark("even2023.dln_gd_step", unit="x hand-written",
            description="full-batch GD on the diagonal linear network, 128 step sizes up to 0.9 of the "
                        "stability threshold x 4000 steps, one thread, CPU time: the declared step kernel "
-                       "(_dln_step, run_lanes(gd_engine='declared'): one engine for every d) over "
-                       "run_lanes' default, the hand-written _lanes_kernel (coordinates padded from d = 16 on), at E1 "
+                       "(_dln_step, run_lanes' default: one engine for every d) over "
+                       "the hand-written _lanes_kernel (run_lanes(gd_engine='hand'), coordinates padded from d = 16 on), at E1 "
                        "(n=20, d=30) and E3 (n=5, d=10); value: the smaller 128-lane ratio; 1 and 8 lanes "
                        "(lane by lane) reported")
 def bench_dln_gd_step() -> dict:

@@ -19,7 +19,8 @@ stays the vectorised one):
   and Reduces of the rows: the parameters, lane inputs, States and row means at θ_t — s_j = γ G_j/n,
   max_j |s_j|), and the vector loop reads their Reduces; those after it run after the vector loop
   (Lets, States, RareUpdates, the next values of the per-coordinate parameters; a
-  :class:`~.stepseries.TruncatedSeries` prints the loop once per term count), gated by the lane's
+  :class:`~.stepseries.TruncatedSeries` prints the loop once per term count, a RareUpdate's
+  ``absent_if`` once more without it, :mod:`.coordrare`), gated by the lane's
   ``go`` and reading the vector loop's quantities as they were at this step (stashed);
   :class:`~.stepitems.Doublings` may sample per-coordinate States.
 
@@ -40,14 +41,15 @@ the rows in their declared order, so the coordinate loop changes no bit (tests/t
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import sympy as sp
 from sympy.logic.boolalg import Boolean
 
 from . import stepseries
+from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
+from .stepitems import reads as _free
 from .stepprint import _IND, code_name, lit, selects
 from .stepseries import TruncatedSeries
 
@@ -66,26 +68,11 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
     return head + [deep + s for s in stmts]
 
 
-def _free(item) -> set:
-    """The symbols an item reads (not those it names)."""
-    if isinstance(item, (tuple, list)):
-        return set().union(set(), *(_free(i) for i in item))
-    if dataclasses.is_dataclass(item):
-        out: set = set()
-        for f in dataclasses.fields(item):
-            if f.name not in ("name", "names", "count", "min", "max"):
-                out |= _free(getattr(item, f.name))
-        return out
-    if isinstance(item, (sp.Basic, bool, int, float)) and not isinstance(item, str):
-        return set(sp.sympify(item).free_symbols)
-    return set()
-
-
 def _is_bool(expr) -> bool:
     return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
 
 
-class CoordinateItems:
+class CoordinateItems(RareUpdateItems):
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
 
     def coord_init(self) -> None:
@@ -192,21 +179,34 @@ class CoordinateItems:
             go = self.nrow(("go", n))
             self.body.append(f"{_IND}N[{go}, b] = 1 if go else 0")
             self.stash_for_post(_free(item.items))
-        lines = self.coordinate_loop(n, item.items, self.scalar_rows(post), go if post else None)
+        rare = [i for i in item.items if isinstance(i, RareUpdate)]
+        absent = [i.absent_if for i in rare if i.absent_if is not None]
+        if absent and len(absent) != len(rare):
+            raise ValueError("step kernel: give absent_if to every RareUpdate of a PerCoordinate block or to none")
+        plain: list | None = [] if absent else None
+        lines = self.coordinate_loop(n, item.items, self.scalar_rows(post), go if post else None, plain)
         cuts = [i for i in item.items if isinstance(i, TruncatedSeries)]
         if len(cuts) > 1:
             raise ValueError("step kernel: one TruncatedSeries per PerCoordinate block (it may hold several series)")
         for cut in cuts:  # the block's loop once per term count (.stepseries)
             terms = stepseries.check(cut, item.items, self.fam)
             ratio = self.expr(cut.ratio, "TruncatedSeries", False, self.scalar_rows(post))
-            lines = stepseries.versions(cut, terms, lines, self.local, ratio, go, n)
+            if plain is None:
+                lines = stepseries.versions(cut, terms, lines, self.local, ratio, go, n)
+            else:  # the copy with the RareUpdates sums all the terms (more terms give the same bits)
+                plain = stepseries.versions(cut, terms, plain, self.local, ratio, go, n)
+        if plain is not None:
+            lines = self.rare_switch(n, absent, go, plain, lines)
         (self.post if post else self.pre).extend(lines)
 
-    def coordinate_loop(self, n, items, scalars: dict, go_row) -> list[str]:
+    def coordinate_loop(self, n, items, scalars: dict, go_row, plain: list | None = None) -> list[str]:
         """``for j: for b:`` around ``items``, with the Reduces' initial values and the RareUpdates'
-        flags set before it (the flags ORed into ``extra`` after it)."""
+        flags set before it (the flags ORed into ``extra`` after it). ``plain``, if given, receives
+        the same loop without the RareUpdates (no flag set, no State held), for
+        :attr:`~.stepitems.RareUpdate.absent_if`."""
         names = dict(scalars)
         head, body, tail = [], [], []
+        rare_lines, rare_conjuncts = set(), []  # what the copy without the RareUpdates leaves out
         reads = _free(items)
         defined: set = set()
         held: dict = {}
@@ -260,8 +260,10 @@ class CoordinateItems:
             elif isinstance(i, State):
                 row = self.cell(self.cr[i.name])
                 cond = "go" if i.where is True else f"go & {self.expr(i.where, tag, False, names)}"
-                cond += "".join(f" & (not {self.expr(w, tag, False, names)})" for w in held.get(i.name, ()))
-                body.append(f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}) else {row}")
+                held_by = "".join(f" & (not {self.expr(w, tag, False, names)})" for w in held.get(i.name, ()))
+                rare_conjuncts.append((f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}{held_by}) else {row}",
+                                       f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}) else {row}"))
+                body.append(rare_conjuncts[-1][0])
                 self.loads_c.append((self.cr[i.name], i.init))
                 self.written_states.add(i.name)
             elif isinstance(i, RareUpdate):
@@ -271,6 +273,7 @@ class CoordinateItems:
                     head.append(f"N[{rare_flag}, b] = 0")
                     tail.append(f"extra |= N[{rare_flag}, b]")
                 body.append(f"N[{rare_flag}, b] = 1 if (N[{rare_flag}, b] | {here}) else 0")
+                rare_lines.add(body[-1])
                 self.coord_rare_pass(n, i, rare_flag)
             defined.add(getattr(i, "name", None))
         for p, q in zip(self.k.params, self.k.next_params):  # θ_j' written once the block has it
@@ -280,41 +283,20 @@ class CoordinateItems:
                     names[p] = self.local(p)
                 body.append(f"{self.cell(self.cr[p])} = {names[q]} if go else {names[p]}")
                 self.written.add(p)
-        lines = []
-        if head:
-            lines += ["for b in range(w):", *selects([f"    {h}" for h in head])]
-        lines += ["for j in range(d):", "    for b in range(w):"]
-        lines += selects([" " * 8 + s for s in (*loads, *body)])
-        if tail:
-            lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
-        return lines
+        def loop(stmts: list[str]) -> list[str]:
+            lines = []
+            if head:
+                lines += ["for b in range(w):", *selects([f"    {h}" for h in head])]
+            lines += ["for j in range(d):", "    for b in range(w):"]
+            lines += selects([" " * 8 + s for s in (*loads, *stmts)])
+            if tail:
+                lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
+            return lines
 
-    def coord_rare_pass(self, n, item: RareUpdate, flag: int) -> None:
-        """The scalar pass of a RareUpdate in a coordinate loop: for each coordinate where it holds."""
-        names = self.scalar_rows(True)
-        own = {i.name for i in item.items if isinstance(i, State)}
-        advanced = set(self.k.params) | {i.name for i in (*self.k.row_lets, *self.k.body) if isinstance(i, PerCoordinate)
-                                         for i in i.items if isinstance(i, State)}
-        for s in _free(item):
-            if s in self.fam:
-                if s not in self.cr:
-                    raise ValueError(f"step kernel: RareUpdate reads {s}, not a row")
-                if s in advanced and s not in own:
-                    # the scalar pass runs after the coordinate loop stored θ_{t+1} and the States'
-                    # next values (its own States are held back where it fires): it would read step t+1
-                    raise ValueError(f"step kernel: a per-coordinate RareUpdate reads {s}, which its block "
-                                     "has already advanced; pass the value through a Let of the block")
-                names[s] = self.cell(self.cr[s])
-        code = ["    for j in range(d):", f"        if {self.expr(item.where, 'RareUpdate', False, names)}:"]
-        for i in item.items:
-            if isinstance(i, Let):
-                code.append(f"            {code_name(f's{n}', i.name)} = {self.expr(i.expr, 'RareUpdate', False, names)}")
-                names[i.name] = code_name(f"s{n}", i.name)
-            elif isinstance(i, State) and i.name in self.cr:
-                code.append(f"            {self.cell(self.cr[i.name])} = {self.expr(i.next, 'RareUpdate', False, names)}")
-            else:
-                raise TypeError(f"step kernel: {i!r} cannot be a per-coordinate RareUpdate item")
-        self.scalar += [f"if N[{flag}, b]:", *code]
+        if plain is not None:
+            unheld = dict(rare_conjuncts)
+            plain[:] = loop([unheld.get(s, s) for s in body if s not in rare_lines])
+        return loop(body)
 
     def coord_doublings(self, n, item: Doublings, tag) -> None:
         """Doublings of per-coordinate States: n_snap rows per coordinate, copied in the scalar pass."""

@@ -8,6 +8,7 @@ equations, and so that each module stays one concept.
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -177,9 +178,19 @@ class RareUpdate:
     :class:`Let` and :class:`State` (a new next value, replacing the one the vector loop wrote) — from
     the step's quantities (stashed by the vector loop; a State's name is its value before the step).
     For a costly branch (a ``log``) of a state's update that is rarely taken: the vector loop computes
-    the common branch for every lane, the scalar pass redoes the rare one for the flagged lanes."""
+    the common branch for every lane, the scalar pass redoes the rare one for the flagged lanes.
+
+    In a :class:`PerCoordinate` block the vector loop must hold, coordinate by coordinate, the States
+    the RareUpdate writes where ``where`` holds (a select per State and coordinate, which costs the
+    diagonal network's loop a sixth of its time). ``absent_if``, a scalar condition readable before
+    the block (a Reduce of an earlier block, a lane row: e.g. max_j |s_j| < 0.05 for ``where`` =
+    |s_j| ≥ 0.05), declares that ``where`` then holds at no coordinate; the engine prints the block's
+    loop a second time without the RareUpdate and runs that copy when ``absent_if`` holds for every
+    stepping lane of the block. The declaration vouches for the implication (as for a
+    :class:`~.stepseries.TruncatedSeries` ratio); a false one changes results (tests/test_rareupdate.py)."""
     where: Any
     items: tuple
+    absent_if: Any = None
 
 
 @dataclass(frozen=True)
@@ -296,3 +307,17 @@ def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: s
     lets += [Let(n, p - step * sp.diff(u, p)) for p, n in zip(params, nexts)]
     return tuple(lets)
 
+
+def reads(item) -> set:
+    """The symbols an item (a declaration, or a tuple of them) reads, not those it names."""
+    if isinstance(item, (tuple, list)):
+        return set().union(set(), *(reads(i) for i in item))
+    if dataclasses.is_dataclass(item):
+        out: set = set()
+        for f in dataclasses.fields(item):
+            if f.name not in ("name", "names", "count", "min", "max"):
+                out |= reads(getattr(item, f.name))
+        return out
+    if isinstance(item, (sp.Basic, bool, int, float)) and not isinstance(item, str):
+        return set(sp.sympify(item).free_symbols)
+    return set()

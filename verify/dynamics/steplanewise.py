@@ -142,13 +142,13 @@ class LanewiseBuilder(_Builder):
         self.stores_f.update({f"{item.name}_{q}": f"F[{rows[0]} + (pos{j} + {q}) % {item.size}, b]"
                               for q in range(item.size)})
 
-    def coordinate_loop(self, n, items, scalars: dict, go_row) -> list[str]:
+    def coordinate_loop(self, n, items, scalars: dict, go_row, plain: list | None = None) -> list[str]:
         """A block before the vector loop with Reduces as two loops when the Reduces read only the
         block's Lets stored in rows: the Lets (no value carried from one coordinate to the next: LLVM
         vectorises it, a division by n included), then the Reduces reading those rows — a running
         maximum is a chain of selects that keeps its loop scalar (the diagonal network's
         g_j = G_j/n, s_j = γ g_j, then max_j |s_j| and "some s_j = ±1")."""
-        lines = super().coordinate_loop(n, items, scalars, go_row)
+        lines = super().coordinate_loop(n, items, scalars, go_row, plain)
         reduces = tuple(f"{self.reduce_rows[i.name]} =" for i in items if isinstance(i, Reduce))
         head = ["for j in range(d):", "    for b in range(w):"]
         if go_row is not None or not reduces or head[0] not in lines:

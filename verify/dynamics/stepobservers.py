@@ -33,6 +33,9 @@ class ScalarPassItems:
     def rare_update(self, j, item: RareUpdate, tag):
         """A run of consecutive RareUpdates shares one flag (their conditions ORed); the scalar pass
         re-tests each condition. The States they write are held by the vector loop where they hold."""
+        if item.absent_if is not None:
+            raise TypeError("step kernel: absent_if is for a RareUpdate in a PerCoordinate block (a scalar "
+                            "RareUpdate's condition is one test per step)")
         here = f"(go & {self.expr(item.where, tag)})"
         if self.rare_flag is None:
             self.rare_flag = rf = self.nrow(("rareupdate", j))
