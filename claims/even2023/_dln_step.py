@@ -59,8 +59,9 @@ from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_cur
 INT_FIELDS = ("outcome", "steps")
 # calls of fewer lanes run the kernel printed lane by lane (the same bits): the blocked engine is faster
 # for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes), but the catalogue's
-# widest calls, 120 lanes whose lengths differ by 10x, ran 1.28x the hand-written time blocked and 1.08x
-# lane by lane (its blocks empty as lanes finish; measured before the series were cut per step)
+# widest calls, 40 or 120 lanes whose lengths differ by 10x, take 0.73x the blocked engine's time lane
+# by lane (75 recorded calls of `check even2023 --budget full --planted`, replayed interleaved 3 times:
+# 4.1 s against 5.7 s; its blocks empty as lanes finish)
 LANEWISE_BELOW = 128
 
 
