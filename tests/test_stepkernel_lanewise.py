@@ -12,7 +12,7 @@ from test_dln_step import _gammas, _hitting_gammas
 from claims.even2023 import _dln
 from claims.even2023._dln import OUTCOMES, _lanes_kernel, batch_curvatures, e1_problem, e3_problem, sparse_problem
 from claims.even2023._dln_step import run_gd_lanes
-from verify.dynamics import stepcompile, stepkernel
+from verify.dynamics import stepcompile, stepkernel, steplanewise
 from verify.dynamics.steplanewise import drop_slot_loops, promote_slot_rows
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss", "bounces",
@@ -52,8 +52,9 @@ def test_the_lane_by_lane_engine_gives_the_blocked_engines_bits_for_every_dimens
         assert np.array_equal(outs[0][1].view(np.int64), outs[1][1].view(np.int64)), d
 
 
-def test_more_coordinates_than_a_row_holds_run_on_the_blocked_engine():
-    """d > 64: the lane-by-lane engine declines the call (returns 1), the driver runs the blocked one."""
+def test_more_coordinates_than_a_row_holds_run_on_a_source_with_longer_rows(monkeypatch):
+    """d > 64: the 64-coordinate source declines the call (returns 1, nothing written); the driver runs
+    the source whose rows hold the next power of two (128 here), bit for bit the blocked engine."""
     k = test_coordloop._kernel()
     lanewise = stepkernel.compile_source(stepkernel.kernel_source(k, lanewise=True), k.label + "_lanewise")
     rng = np.random.default_rng(9)
@@ -65,10 +66,16 @@ def test_more_coordinates_than_a_row_holds_run_on_the_blocked_engine():
     out = np.zeros(shape[0], np.int64), np.zeros(shape[1])
     assert lanewise(np.arange(lanes), I, Z, 50, 1e-10, *out) == 1
     assert not out[0].any() and not out[1].any()  # nothing written
+    assert [steplanewise.stride_for(q) for q in (1, 64, 65, 128, 129, 1000)] == [64, 64, 128, 128, 256, 1024]
     ref = np.zeros(shape[0], np.int64), np.zeros(shape[1])
     stepcompile.compiled_engine(k)(np.arange(lanes), I, Z, 50, 1e-10, *ref)
+    compiled = []
+    real = stepcompile.compile_source
+    monkeypatch.setattr(stepcompile, "compile_source",
+                        lambda source, label, kernels=None: compiled.append(label) or real(source, label, kernels))
     stepcompile.compiled_engine(k, lanewise_below=ALWAYS)(np.arange(lanes), I, Z, 50, 1e-10, *out)
-    assert np.array_equal(out[0], ref[0]) and np.array_equal(out[1], ref[1])
+    assert compiled == [k.label + "_lanewise_128"]  # the lane-by-lane source ran: no blocked fallback
+    assert np.array_equal(out[0], ref[0]) and np.array_equal(out[1].view(np.int64), ref[1].view(np.int64))
 
 
 @pytest.mark.parametrize("test", ["test_every_observer_and_the_stop_rule_match_a_plain_loop_bit_for_bit",

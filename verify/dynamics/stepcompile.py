@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from .stepitems import StepKernel
+from .steplanewise import STRIDE, stride_for
 from .stepprint import select
 
 _COMPILED: dict = {}
@@ -38,10 +39,10 @@ def compile_source(source: str, label: str, kernels: dict | None = None) -> Call
 
 
 @functools.lru_cache(maxsize=None)
-def _source(k: StepKernel, lanewise: bool = False) -> str:
+def _source(k: StepKernel, lanewise: bool = False, stride: int | None = None) -> str:
     from .stepkernel import kernel_source
 
-    return kernel_source(k, lanewise)
+    return kernel_source(k, lanewise, stride)
 
 
 def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
@@ -51,8 +52,9 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
 
     A call of fewer than ``lanewise_below`` lanes runs the same declaration printed lane by lane
     (:mod:`.steplanewise`, compiled on its first such call): the same bits, faster where few lanes are
-    live; the blocked engine runs the call when the lane-by-lane one declines it (more coordinates than
-    its rows hold)."""
+    live; its rows hold 64 coordinates, or the next power of two at or above d (a source per row length,
+    :func:`.steplanewise.stride_for`); the blocked engine runs the call if the lane-by-lane one
+    declines it all the same."""
     names = list(dict.fromkeys(c.kernel for c in k.calls))
     source = _source(k)
 
@@ -60,21 +62,23 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
         kernels = dict(zip(names, args[0:2 * len(names):2]))
         params = args[1:2 * len(names):2]
         rest = args[2 * len(names):]
-        _check_shapes(k, rest)
-        if len(rest[0]) < lanewise_below and compile_source(_source(k, True), k.label + "_lanewise", kernels)(
-                *params, *rest) == 0:
-            return 0
+        d = _check_shapes(k, rest)
+        if len(rest[0]) < lanewise_below:
+            stride = stride_for(d or 0)
+            label = k.label + "_lanewise" + (f"_{stride}" if stride != STRIDE else "")
+            if compile_source(_source(k, True, stride), label, kernels)(*params, *rest) == 0:
+                return 0
         return compile_source(source, k.label, kernels)(*params, *rest)
 
     return engine
 
 
-def _check_shapes(k: StepKernel, args) -> None:
+def _check_shapes(k: StepKernel, args) -> int | None:
     """A clear ValueError for arguments of the wrong shape (the generated engine indexes without bounds
     checks): ``lanes`` columns of ``I``, ``out_i`` and ``out_f``; the rows of ``I`` and ``out_i``, the
     columns of ``Z`` (but a per-coordinate data symbol's d), the rows of ``out_f`` without
     per-coordinate quantities; with them, d from ``Z`` or ``I`` must leave no rows over, and the
-    engine checks ``out_f`` against d)."""
+    engine checks ``out_f`` against d). Returns d (None without per-coordinate quantities)."""
     lanes, I, out_i, out_f = args[0], args[1], args[-2], args[-1]
     where = f"step kernel {k.label!r}"
     for name, a, ndim in (("lanes", lanes, 1), ("I", I, 2), ("out_i", out_i, 2), ("out_f", out_f, 2)):
@@ -98,7 +102,7 @@ def _check_shapes(k: StepKernel, args) -> None:
         for name, (got, want) in rows.items():
             if got != want:
                 raise ValueError(f"{where}: {name}: {got}, expected {want}")
-        return
+        return None
     fixed = len(inputs) - sum(per)
     if any(z in k.coordinates for z in k.data):
         d = args[2].shape[1] - sum(z not in k.coordinates for z in k.data)
@@ -110,3 +114,4 @@ def _check_shapes(k: StepKernel, args) -> None:
     # knows which outputs are per coordinate (coordloop.coord_buffer)
     if not ok or d < 0:
         raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d})")
+    return d

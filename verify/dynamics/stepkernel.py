@@ -426,7 +426,7 @@ class _Builder(ScalarPassItems, CoordinateItems):
         return store + _copies(rows, "out_f[{}, i]", "F[{}, b]") + other
 
 
-def kernel_source(k: StepKernel, lanewise: bool = False) -> str:
+def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = None) -> str:
     """Python source of ``engine(<kernel parameters>, lanes, I, [Z,] <constants>, out_i, out_f)`` for ``k``:
     ``I[j, i]`` the initial θ_j then the lane inputs of lane i; ``Z`` (rows × ``len(k.data)``) the data
     rows of the row means, when ``k.data`` is declared; outputs in rows of ``out_i`` / ``out_f``
@@ -436,12 +436,11 @@ def kernel_source(k: StepKernel, lanewise: bool = False) -> str:
 
     ``lanewise``: the same declaration printed lane by lane (:mod:`.steplanewise`): one slot, no loops
     over slots, the coordinate and row loops innermost — the same arithmetic, so the same bits, faster
-    where few lanes are live."""
-    if lanewise:
-        from .steplanewise import LanewiseBuilder as builder
-    else:
-        builder = _Builder
-    bld = builder(k)
+    where few lanes are live; ``stride``: its coordinates per row (64 by default; a call of more
+    coordinates returns 1 without running, :func:`.steplanewise.stride_for`)."""
+    from .steplanewise import STRIDE, LanewiseBuilder
+
+    bld = LanewiseBuilder(k, stride or STRIDE) if lanewise else _Builder(k)
     fr, local = bld.fr, bld.local
     bld.gate = "act"
     for item in k.prelude:

@@ -18,7 +18,10 @@ slot and no loop over slots:
   the rows in order, then the per-coordinate sums, rows in order and the coordinates innermost
   (vectorised over j);
 * a chunk of steps ends once the lane has finished (the blocked engine runs it to the end of the chunk
-  with the lane halted: every update is gated by the lane stepping, so nothing changes).
+  with the lane halted: every update is gated by the lane stepping, so nothing changes);
+* a row of ``C`` holds a literal number of coordinates (64; a call of more coordinates returns 1
+  unrun, and :func:`.stepcompile.compiled_engine` runs the source whose rows hold the next power of
+  two, :func:`stride_for`), so that LLVM sees every two rows a constant distance apart.
 
 Rounding: every value is the same expression in the same operands as in the blocked engine, and every
 sum over the rows or the coordinates runs in the declared order (a row's Reduce over j in j order,
@@ -40,7 +43,7 @@ from .stepkernel import _Builder
 from .stepprint import _IND
 
 _SLOT_LOOP = re.compile(r"(\s*)for b in range\(w\):")
-_STRIDE = 64  # coordinates per row of C: the lane-by-lane engine runs d <= 64 (the blocked one any d)
+STRIDE = 64  # coordinates per row of C by default: a source runs d <= its stride (stride_for: the next)
 _INNER_LOOP = re.compile(r"(\s*)for [ij] in range\((d|Z\.shape\[0\])\):")
 _SLOT_ROW = re.compile(r"\b([FN])\[(\d+) \+ b\]")
 
@@ -118,8 +121,9 @@ class LanewiseBuilder(_Builder):
     chunk_exit = ("\n            if N[1, b] >= 0:  # the lane finished: the rest of the chunk would not step it"
                   "\n                break")
 
-    def __init__(self, k):
+    def __init__(self, k, stride: int = STRIDE):
         super().__init__(k)
+        self.stride = stride  # coordinates per row of C, a literal of the source
         self.row_lets_count = 0  # rows of R: a row mean's per-row intermediates for every data row
         self.transposed = False  # a Reduce over j reads the per-coordinate data column: ZT
         self.rings: list[str] = []  # the store's reads of the windows' ring positions
@@ -170,8 +174,8 @@ class LanewiseBuilder(_Builder):
         return lines[:2] + self.rings + lines[2:]
 
     def coord_buffer(self, width: int) -> str:
-        lines = (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {_STRIDE}:  # more coordinates than a row holds: "
-                 f"the blocked engine runs this call\n        return 1\n    C = np.zeros({_KC} * {_STRIDE})")
+        lines = (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {self.stride}:  # more coordinates than a row holds: "
+                 f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({_KC} * {self.stride})")
         if self.row_lets_count:
             lines += f"\n    R = np.zeros(({self.row_lets_count}, Z.shape[0]))"
         if self.transposed:
@@ -187,7 +191,7 @@ class LanewiseBuilder(_Builder):
         rows ``d`` apart, d known at run time only, left the coordinate loops scalar)."""
         def flat(m):
             j, row = m.groups()
-            return f"C[{int(row) * _STRIDE} + {j}]" if row.isdigit() else f"C[({row}) * {_STRIDE} + {j}]"
+            return f"C[{int(row) * self.stride} + {j}]" if row.isdigit() else f"C[({row}) * {self.stride} + {j}]"
 
         source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
         return re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
@@ -260,3 +264,8 @@ class LanewiseBuilder(_Builder):
             lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names if q in self.fam], True)
         return lines
 
+
+def stride_for(d: int) -> int:
+    """The row length of ``C`` for ``d`` coordinates: 64, or the next power of two (one compile per
+    length: a call of d = 65 … 128 coordinates compiles the 128 source once)."""
+    return STRIDE if d <= STRIDE else 1 << (int(d) - 1).bit_length()
