@@ -1,7 +1,7 @@
 """The diagonal linear network's full-batch GD declared as a step kernel (claims/even2023/_dln_step.py),
 one compiled engine for every dimension, gives, lane by lane, every field of what the hand-written
-kernel of claims/even2023/_dln.py gives, bit for bit (``run_lanes(..., gd_engine="declared")`` runs it
-for b >= n; the hand-written GD path, run_lanes' default, is the reference here)."""
+kernel of claims/even2023/_dln.py gives, bit for bit (``run_lanes`` runs it for b >= n by default; the
+hand-written GD path, ``run_lanes(..., gd_engine="hand")``, is the reference here)."""
 import numpy as np
 import pytest
 from numba import njit
@@ -42,7 +42,8 @@ def _skipped_terms_change_the_sums(S, factors):
 
 def test_the_skipped_series_terms_leave_the_sums_bits_unchanged():
     """_lanes_kernel sums 3, 5 or 7 terms of q_±'s series (below the log branch |s| < 0.05) where the
-    skipped ones are below a quarter ulp; the step kernel always sums 7: the same bits."""
+    skipped ones are below a quarter ulp; any longer count (all 7, as the step kernel's copy with the log
+    branch) gives the same bits."""
     rng = np.random.default_rng(11)
     m = np.concatenate([10.0 ** rng.uniform(-320, np.log10(0.05), 400_000),
                         np.nextafter(0.05, 0.0) - rng.uniform(0, 1e-3, 20_000),

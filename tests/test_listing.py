@@ -97,3 +97,19 @@ def test_check_of_an_unknown_id_names_the_papers_without_importing_them(tmp_path
                          text=True, timeout=120, env=subprocess_env())
     assert out.returncode != 0 and "no claim matches 'toy.nope' (papers: toy" in out.stderr
     assert "imported" not in out.stderr
+
+
+def test_check_of_some_ids_sees_what_the_whole_catalogue_sees(tmp_path):
+    """The lazy path of `check ID` reads the modules the whole catalogue reads: a private sub-package's
+    claims are not the catalogue's, and an id declared in two modules stops the run either way."""
+    _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses="()")})
+    (tmp_path / "claims" / "toy" / "_sub").mkdir()
+    (tmp_path / "claims" / "toy" / "_sub" / "__init__.py").write_text("")
+    (tmp_path / "claims" / "toy" / "_sub" / "hidden.py").write_text(textwrap.dedent(PLAIN.format(name="hidden", uses="()")))
+    run = lambda *ids: subprocess.run([sys.executable, "-m", "verify", "check", *ids, "--quiet", "--workers", "1"],
+                                      cwd=tmp_path, capture_output=True, text=True, timeout=120, env=subprocess_env())
+    assert "toy.hidden" not in run("toy").stdout and "ok  toy.lem1" in run("toy").stdout
+    (tmp_path / "claims" / "toy" / "again.py").write_text(textwrap.dedent(PLAIN.format(name="lem1", uses="()")))
+    for ids in ((), ("toy.lem1",)):
+        out = run(*ids)
+        assert out.returncode != 0 and "duplicate claim id 'toy.lem1'" in out.stderr and "ok  toy" not in out.stdout

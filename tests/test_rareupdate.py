@@ -77,3 +77,8 @@ def test_absent_if_outside_a_coordinate_loop_is_refused():
                    int_outputs=("outcome", "steps"), float_outputs=("x",), label="test_rareupdate_scalar")
     with pytest.raises(TypeError, match="absent_if is for a RareUpdate in a PerCoordinate block"):
         kernel_source(k)
+
+
+def test_absent_if_reading_a_per_coordinate_quantity_is_refused():
+    with pytest.raises(ValueError, match="absent_if reads \\['s'\\], per-coordinate quantities"):
+        kernel_source(_kernel(s < 0.5))

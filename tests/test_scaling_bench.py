@@ -43,3 +43,15 @@ def test_the_report_command_measures_the_machine_after_the_claims(monkeypatch, t
     assert cli.main(["report", "ahn2023.def4", "--quiet", "--workers", "1", "--budget", "quick",
                      "--out", str(tmp_path)]) == 0
     assert calls == [1] and "1.00× the 130 million" in (tmp_path / "RUNTIME.md").read_text()
+
+
+def test_a_failed_speed_measurement_still_writes_the_runtime_page(monkeypatch, tmp_path):
+    from verify import cli
+
+    def broken():
+        raise RuntimeError("no lane engine here")
+
+    monkeypatch.setattr(scaling, "speed_vs_reference", broken)
+    assert cli.main(["report", "ahn2023.def4", "--quiet", "--workers", "1", "--budget", "quick",
+                     "--out", str(tmp_path)]) == 0
+    assert "Speed: not measured (RuntimeError: no lane engine here)." in (tmp_path / "RUNTIME.md").read_text()

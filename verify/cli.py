@@ -39,7 +39,8 @@ def _progress(enabled: bool):
 
 
 def _discover():
-    """The catalogue with its problems (:func:`verify.discovery.discover`; tests replace it)."""
+    """The catalogue with its problems (:func:`verify.discovery.discover`; tests replace it, and then
+    pass no ids, or ids of their own papers, which :func:`_discover_selected` does not find in claims/)."""
     from .discovery import discover
 
     return discover()
@@ -67,7 +68,7 @@ def _discover_selected(ids: list[str]):
     problems = discovery._missing_init(root) + discovery.reference_problems(listed)
     chosen = select(listed, ids)
     if not chosen:  # _selected says so, naming the papers there are
-        return argparse.Namespace(claims=listed, problems=problems)
+        return discovery.Catalogue(claims=listed, problems=problems)
     by_id: dict = {}
     for name in dict.fromkeys(c.module for c in chosen if isinstance(c, ClaimSummary)):
         for claim in discovery.claims_in_module(importlib.import_module(name)):
@@ -75,7 +76,7 @@ def _discover_selected(ids: list[str]):
     claims = [by_id.get(c.id) if isinstance(c, ClaimSummary) else c for c in chosen]
     if any(c is None for c in claims):  # the syntax trees and the modules disagree: trust the modules
         return None
-    return argparse.Namespace(claims=claims, problems=problems)
+    return discovery.Catalogue(claims=claims, problems=problems)
 
 
 def _selected(ids: list[str], strict: bool = False, claims=None):

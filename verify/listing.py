@@ -220,8 +220,9 @@ def summaries(package: str = "claims") -> list:
                 declared[name] = None
         return declared[name]
 
+    declared_in: dict[str, str] = {}  # id -> the module whose literal declaration listed it
     for name, _, is_pkg in modules:
-        if name.rsplit(".", 1)[-1].startswith("_"):
+        if any(part.startswith("_") for part in name.split(".")[1:]):  # as discovery.walk_paper
             continue
         try:
             nodes = declarations(name)
@@ -241,6 +242,9 @@ def summaries(package: str = "claims") -> list:
         except _NotLiteral:
             found = claims_in_module(importlib.import_module(name))
         for claim in found:
+            if isinstance(claim, ClaimSummary):  # two declarations of one id (an imported Claim is the same one)
+                if declared_in.setdefault(claim.id, name) != name:
+                    raise ValueError(f"duplicate claim id {claim.id!r} (in {name} and {declared_in[claim.id]})")
             if claim.id not in seen:
                 seen.add(claim.id)
                 out.append(claim)

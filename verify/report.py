@@ -127,7 +127,12 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     wall = time.perf_counter() - started
     if machine_speed is not None and progress:
         progress("measuring this machine's speed for RUNTIME.md")
-    speed = machine_speed() if machine_speed is not None else None  # the claims are done: an idle machine
+    speed = None
+    if machine_speed is not None:  # the claims are done: an idle machine
+        try:
+            speed = machine_speed()
+        except Exception as exc:  # a timing, not a result: say so and write the page
+            speed = {"error": f"{type(exc).__name__}: {exc}"}
     (out / "RUNTIME.md").write_text(_runtime_markdown(timings, seed, budget, wall, environments, speed),
                                     encoding="utf-8")
     counts = Counter(str(r.verdict) for r in results.values() if r.claim.expect != "unchecked")
@@ -370,7 +375,9 @@ def _runtime_markdown(timings, seed, budget, wall: float, environments: dict[str
     lines = ["# Run times", "", f"Seed {seed}, budget `{budget}`; {wall:.1f} s wall clock, {total:.1f} s "
              "of claim time (claims, planted errors and figures, summed over workers). This file is "
              "not deterministic.", "", f"Machine: {one_line()}.", ""]
-    if speed:  # verify.scaling.speed_vs_reference, measured after the claims ran
+    if speed and "error" in speed:
+        lines += [f"Speed: not measured ({speed['error']}).", ""]
+    elif speed:  # verify.scaling.speed_vs_reference, measured after the claims ran
         lines += [f"Speed: after the claims, the float64 lane engine ran {speed['lane_rate'] / 1e6:.0f} million "
                   f"lane-steps/s on one thread here: {speed['speed_vs_reference']:.2f}× the "
                   f"{speed['reference_lane_rate'] / 1e6:.0f} million of the machine the speed targets of "

@@ -33,7 +33,7 @@ per-coordinate quantity takes d consecutive rows of ``I`` and, as an output, of 
 
 Speed: the loops run across the lanes of a block, so many lanes side by side run faster than a kernel
 looping over one lane's coordinates and rows, few live lanes slower (the diagonal network at d = 30,
-per lane: 128 live lanes ~1.1× the hand-written kernel's speed, 8 ~0.7×, one ~0.3×); for few lanes the
+per lane: 128 live lanes 0.97-1.0× the hand-written kernel's speed, one ~0.3×); for few lanes the
 same declaration is printed lane by lane, the coordinate and row loops innermost (:mod:`.steplanewise`).
 
 Rounding: each item is printed as in the unrolled kernel, and a Reduce and a row mean run over j and
@@ -183,6 +183,10 @@ class CoordinateItems(RareUpdateItems):
         absent = [i.absent_if for i in rare if i.absent_if is not None]
         if absent and len(absent) != len(rare):
             raise ValueError("step kernel: give absent_if to every RareUpdate of a PerCoordinate block or to none")
+        if _free(absent) & self.fam:
+            raise ValueError(f"step kernel: a RareUpdate's absent_if reads {sorted(map(str, _free(absent) & self.fam))}, "
+                             "per-coordinate quantities; it is one scalar condition per step (a Reduce of an "
+                             "earlier block, a lane input or row)")
         plain: list | None = [] if absent else None
         lines = self.coordinate_loop(n, item.items, self.scalar_rows(post), go if post else None, plain)
         cuts = [i for i in item.items if isinstance(i, TruncatedSeries)]
@@ -193,7 +197,8 @@ class CoordinateItems(RareUpdateItems):
             ratio = self.expr(cut.ratio, "TruncatedSeries", False, self.scalar_rows(post))
             if plain is None:
                 lines = stepseries.versions(cut, terms, lines, self.local, ratio, go, n)
-            else:  # the copy with the RareUpdates sums all the terms (more terms give the same bits)
+            else:  # the copy with the RareUpdates sums all the terms (more terms give the same bits; the
+                # DLN's: max|s_j| >= 0.05 needs all 7 anyway)
                 plain = stepseries.versions(cut, terms, plain, self.local, ratio, go, n)
         if plain is not None:
             lines = self.rare_switch(n, absent, go, plain, lines)

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from .stepitems import StepKernel
-from .steplanewise import STRIDE, stride_for
+from .steplayout import STRIDE, stride_for
 from .stepprint import select
 
 _COMPILED: dict = {}
@@ -53,8 +53,8 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
     A call of fewer than ``lanewise_below`` lanes runs the same declaration printed lane by lane
     (:mod:`.steplanewise`, compiled on its first such call): the same bits, faster where few lanes are
     live; its rows hold 64 coordinates, or the next power of two at or above d (a source per row length,
-    :func:`.steplanewise.stride_for`); the blocked engine runs the call if the lane-by-lane one
-    declines it all the same."""
+    :func:`.steplayout.stride_for`), so it never declines a call made here (the blocked engine would
+    run one it declined)."""
     names = list(dict.fromkeys(c.kernel for c in k.calls))
     source = _source(k)
 

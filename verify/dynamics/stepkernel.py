@@ -71,7 +71,7 @@ from .coordloop import CoordinateItems
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
                         RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
-from .steplayout import flat_rows, block_width
+from .steplayout import STRIDE, flat_rows, block_width
 from .stepobservers import ScalarPassItems
 from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
 
@@ -437,8 +437,8 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     ``lanewise``: the same declaration printed lane by lane (:mod:`.steplanewise`): one slot, no loops
     over slots, the coordinate and row loops innermost — the same arithmetic, so the same bits, faster
     where few lanes are live; ``stride``: its coordinates per row (64 by default; a call of more
-    coordinates returns 1 without running, :func:`.steplanewise.stride_for`)."""
-    from .steplanewise import STRIDE, LanewiseBuilder
+    coordinates returns 1 without running, :func:`.steplayout.stride_for`)."""
+    from .steplanewise import LanewiseBuilder
 
     bld = LanewiseBuilder(k, stride or STRIDE) if lanewise else _Builder(k)
     fr, local = bld.fr, bld.local

@@ -21,7 +21,7 @@ slot and no loop over slots:
   with the lane halted: every update is gated by the lane stepping, so nothing changes);
 * a row of ``C`` holds a literal number of coordinates (64; a call of more coordinates returns 1
   unrun, and :func:`.stepcompile.compiled_engine` runs the source whose rows hold the next power of
-  two, :func:`stride_for`), so that LLVM sees every two rows a constant distance apart.
+  two, :func:`.steplayout.stride_for`), so that LLVM sees every two rows a constant distance apart.
 
 Rounding: every value is the same expression in the same operands as in the blocked engine, and every
 sum over the rows or the coordinates runs in the declared order (a row's Reduce over j in j order,
@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import re
 
-from .coordloop import _KC, _is_bool, _free, _loop
+from .coordloop import _KC, _is_bool, _loop
 from .stepitems import Reduce, RowMean, Window
+from .stepitems import reads as _free
 from .stepkernel import _Builder
+from .steplayout import STRIDE
 from .stepprint import _IND
 
 _SLOT_LOOP = re.compile(r"(\s*)for b in range\(w\):")
-STRIDE = 64  # coordinates per row of C by default: a source runs d <= its stride (stride_for: the next)
 _INNER_LOOP = re.compile(r"(\s*)for [ij] in range\((d|Z\.shape\[0\])\):")
 _SLOT_ROW = re.compile(r"\b([FN])\[(\d+) \+ b\]")
 
@@ -263,9 +264,3 @@ class LanewiseBuilder(_Builder):
             lines += [f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names if q not in self.fam]
             lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names if q in self.fam], True)
         return lines
-
-
-def stride_for(d: int) -> int:
-    """The row length of ``C`` for ``d`` coordinates: 64, or the next power of two (one compile per
-    length: a call of d = 65 … 128 coordinates compiles the 128 source once)."""
-    return STRIDE if d <= STRIDE else 1 << (int(d) - 1).bit_length()

@@ -14,6 +14,7 @@ import re
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
 _BLOCK_BYTES = 32 * 1024  # a block's float rows at most (but 16 slots): the size of an L1 data cache
+STRIDE = 64  # coordinates per row of C in the lane-by-lane engine (.steplanewise), by default
 
 
 def block_width(rows: int) -> int:
@@ -44,3 +45,10 @@ def flat_rows(source: str, width: int) -> str:
     if re.search(r"\b[FN]\[[^\]]*,", out):
         raise AssertionError("step kernel: a two-index row access left in the generated source")
     return out
+
+
+def stride_for(d: int) -> int:
+    """The lane-by-lane engine's coordinates per row of ``C`` for ``d`` coordinates: :data:`STRIDE`, or
+    the next power of two (a literal of the source, so one source and compile per row length: a call
+    of d = 65 … 128 coordinates compiles the 128 source once)."""
+    return STRIDE if d <= STRIDE else 1 << (int(d) - 1).bit_length()
