@@ -32,7 +32,7 @@ from numba import njit
 
 from verify.bench import benchmark, best_of
 
-from ._qseries import _qpm, q_series, series_terms
+from ._qseries import _qpm, q_halves, q_series, series_terms
 
 CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = 0, 1, 2, 3   # _dln.OUTCOMES' order
 POOL = 32                    # slots stepped together (at d = 30 their state fits the 1 MB L2 cache)
@@ -105,6 +105,19 @@ def _apply(STF, e, s, qp, qm):
     STF[_V, e] = STF[_V, e] - s * uj
 
 
+@njit(inline="always")
+def _apply_halves(STF, e, s, hp, hm):
+    """:func:`_apply` given the halves hp = q_+/2, hm = q_−/2 (:func:`._qseries.q_halves`: the same
+    bits as 0.5·q_±, 0.5·(q_+ + q_−) there, with fewer operations)."""
+    STF[_LP, e] -= hp
+    STF[_LM, e] -= hm
+    STF[_GAIN, e] += hp + hm
+    STF[_S2, e] += s * s
+    uj = STF[_U, e]
+    STF[_U, e] = uj - s * STF[_V, e]
+    STF[_V, e] = STF[_V, e] - s * uj
+
+
 # The three element-wise passes below run over the elements e = j·pool + l of the slots 0..nv−1. When
 # nv is the whole pool (most steps of a full pool) that is one flat loop instead of one short loop per
 # coordinate (each with its own entry checks: the fixed cost that made 8-slot pools ~1.5-4x dearer
@@ -113,18 +126,19 @@ def _apply(STF, e, s, qp, qm):
 @njit(inline="always")
 def _series_update(STF, d, pool, nv, terms):
     """q_± by the series with ``terms`` terms fused with the state update, for steps in which no live
-    lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane)."""
+    lane has |s_j| >= 0.05 (_dln's _series and update, lane by lane), by their halves
+    (:func:`._qseries.q_halves`: the same bits, ~10% less time per SGD step at E1)."""
     if nv == pool:
         for e in range(d * pool):
             sv = STF[_SS, e]
-            qp, qm = q_series(sv, terms)
-            _apply(STF, e, sv, qp, qm)
+            hp, hm = q_halves(sv, terms)
+            _apply_halves(STF, e, sv, hp, hm)
         return
     for j in range(d):
         for e in range(j * pool, j * pool + nv):
             sv = STF[_SS, e]
-            qp, qm = q_series(sv, terms)
-            _apply(STF, e, sv, qp, qm)
+            hp, hm = q_halves(sv, terms)
+            _apply_halves(STF, e, sv, hp, hm)
 
 
 @njit(inline="always")
