@@ -253,6 +253,29 @@ def test_q_halves_give_the_bits_of_the_halved_q_series(terms):
     assert both_nan.sum() == 6 and np.array_equal(old.view(np.int64)[~both_nan], new.view(np.int64)[~both_nan])
 
 
+def test_the_widest_column_gives_max_abs_s_for_one_row_batches():
+    """b = 1: max_j |s_j| (s_j = γ(0 + r x_ij), NaN skipped, from 0) is |s_j*| at the row's first
+    widest column j* (_sgd_lanes._one_row_steps_into), also for zero rows, ties, overflow, ±inf and
+    NaN residuals and stepsizes."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(12, 9)) * 10.0 ** rng.integers(-300, 300, size=(12, 9))
+    X[0] = 0.0
+    X[1, :4] = [2.0, -2.0, 0.0, -2.0]
+    X[2, 3] = -np.inf
+    X[3] = [1e-320, -1e-320, 0.0, 5e-324, 0.0, 0.0, 0.0, 0.0, 0.0]
+    jmax = _sgd_lanes._widest_columns(X)
+    specials = [0.0, -0.0, 5e-324, 1e-300, 1.0, -3.5, 1e300, np.inf, -np.inf, np.nan]
+    with np.errstate(all="ignore"):
+        for gam in specials + list(10.0 ** rng.uniform(-20, 5, 40)):
+            for r in specials + list(rng.normal(size=40) * 10.0 ** rng.uniform(-300, 300, 40)):
+                for i in range(X.shape[0]):
+                    m = 0.0
+                    for a in np.abs(gam * (0.0 + r * X[i])):
+                        m = a if a > m else m
+                    a = abs(gam * (0.0 + r * X[i, jmax[i]]))
+                    assert (a if a > 0.0 else 0.0) == m
+
+
 def test_no_lanes():
     lanes = _dln.run_lanes(_dln.e3_problem(0), [], b=1)
     assert lanes.status.shape == (0,) and lanes.sum_grad_curv.shape == (0, 2)
