@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 
 from claims.even2023 import _dln, _qseries, _sgd_lanes
 
@@ -212,6 +213,67 @@ def test_the_kernel_indexes_inside_its_arrays():
         interpreted = _sgd_lanes.sgd_lanes_kernel.py_func(*args)
     for a, b in zip(interpreted, _sgd_lanes.sgd_lanes_kernel(*args)):
         assert np.array_equal(a, b, equal_nan=True)
+
+
+@njit
+def _halved_q_series_and_q_halves(S, terms):
+    """Per s in S: 0.5·q_+, 0.5·q_−, 0.5·(q_+ + q_−) from q_series (the old update's operands) and
+    hp, hm, hp + hm from q_halves (the pool's)."""
+    old = np.empty((S.shape[0], 3))
+    new = np.empty((S.shape[0], 3))
+    for i in range(S.shape[0]):
+        if terms == 3:
+            qp, qm = _qseries.q_series(S[i], 3)
+            hp, hm = _qseries.q_halves(S[i], 3)
+        elif terms == 5:
+            qp, qm = _qseries.q_series(S[i], 5)
+            hp, hm = _qseries.q_halves(S[i], 5)
+        else:
+            qp, qm = _qseries.q_series(S[i], 7)
+            hp, hm = _qseries.q_halves(S[i], 7)
+        old[i, 0], old[i, 1], old[i, 2] = 0.5 * qp, 0.5 * qm, 0.5 * (qp + qm)
+        new[i, 0], new[i, 1], new[i, 2] = hp, hm, hp + hm
+    return old, new
+
+
+@pytest.mark.parametrize("terms", [3, 5, 7])
+def test_q_halves_give_the_bits_of_the_halved_q_series(terms):
+    """The series branch's update by halves (_qseries.q_halves) against 0.5·q_± of q_series, bit for
+    bit, on |s| < 0.05 from the subnormals up (±0, where |s|³ or s² underflows, log-uniform magnitudes
+    and the neighbours of 0.05) and NaN."""
+    rng = np.random.default_rng(14)
+    tiny = np.nextafter(0.0, 1.0)
+    edges = [0.0, tiny, 2 * tiny, 1e-320, 1e-308, 2.2250738585072014e-308, 1e-200, 1e-160, 1e-155,
+             1e-108, 1e-103, 1e-100, 1e-30, 1e-8, 1e-3, 0.01, np.nextafter(0.05, 0.0), math.nan]
+    mags = np.concatenate([edges, 10.0 ** rng.uniform(-323.5, np.log10(0.05), 400_000),
+                           np.nextafter(0.05, 0.0) - rng.uniform(0, 1e-3, 20_000)])
+    S = np.concatenate([mags, -mags])
+    old, new = _halved_q_series_and_q_halves(S, terms)
+    both_nan = np.isnan(old) & np.isnan(new)
+    assert both_nan.sum() == 6 and np.array_equal(old.view(np.int64)[~both_nan], new.view(np.int64)[~both_nan])
+
+
+def test_the_widest_column_gives_max_abs_s_for_one_row_batches():
+    """b = 1: max_j |s_j| (s_j = γ(0 + r x_ij), NaN skipped, from 0) is |s_j*| at the row's first
+    widest column j* (_sgd_lanes._one_row_steps_into), also for zero rows, ties, overflow, ±inf and
+    NaN residuals and stepsizes."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(12, 9)) * 10.0 ** rng.integers(-300, 300, size=(12, 9))
+    X[0] = 0.0
+    X[1, :4] = [2.0, -2.0, 0.0, -2.0]
+    X[2, 3] = -np.inf
+    X[3] = [1e-320, -1e-320, 0.0, 5e-324, 0.0, 0.0, 0.0, 0.0, 0.0]
+    jmax = _sgd_lanes._widest_columns(X)
+    specials = [0.0, -0.0, 5e-324, 1e-300, 1.0, -3.5, 1e300, np.inf, -np.inf, np.nan]
+    with np.errstate(all="ignore"):
+        for gam in specials + list(10.0 ** rng.uniform(-20, 5, 40)):
+            for r in specials + list(rng.normal(size=40) * 10.0 ** rng.uniform(-300, 300, 40)):
+                for i in range(X.shape[0]):
+                    m = 0.0
+                    for a in np.abs(gam * (0.0 + r * X[i])):
+                        m = a if a > m else m
+                    a = abs(gam * (0.0 + r * X[i, jmax[i]]))
+                    assert (a if a > 0.0 else 0.0) == m
 
 
 def test_no_lanes():
