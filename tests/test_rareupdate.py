@@ -26,7 +26,8 @@ def _kernel(absent_if=None, label="test_rareupdate", two=False) -> StepKernel:
               MaxWhere(mx, m),  # the vector loop (the next block runs after it)
               PerCoordinate((State(acc, 0.0, acc + s * s), *((State(cnt, 0.0, cnt + 0.0),) if two else ()),
                              *rare, Let(wn, w - 0.25 * s)))),
-        stop=StopRule(before=((T >= steps_max, 3),), after=()),
+        # a lane stops once every |s_j| < 1e-3 (at its own step): halted slots sit beside stepping ones
+        stop=StopRule(before=((T >= steps_max, 3),), after=((m < 1e-3, 0),)),
         int_outputs=("outcome", "steps"), float_outputs=("w", "acc", *(("cnt",) if two else ()), "mx"), label=label)
 
 
@@ -57,6 +58,7 @@ def test_the_copy_without_the_rare_update_gives_the_same_bits(lanewise):
         ref = _run(reference, lanewise, I, d, 40)
         got = _run(honest, lanewise, I, d, 40)
         assert np.array_equal(ref[0], got[0]) and np.array_equal(ref[1].view(np.int64), got[1].view(np.int64)), d
+        assert len(set(ref[0][1].tolist())) > 5 and (ref[0][0] == 0).sum() > 10  # lanes stop at many steps
         if d == 5:  # teeth: a condition that does not imply "nowhere" skips rare updates that were due
             lie = _run(lying, lanewise, I, d, 40)
             assert not np.array_equal(ref[1], lie[1], equal_nan=True)
