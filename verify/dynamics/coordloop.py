@@ -211,7 +211,11 @@ class CoordinateItems(RareUpdateItems):
         :attr:`~.stepitems.RareUpdate.absent_if`."""
         names = dict(scalars)
         head, body, tail = [], [], []
-        rare_lines, rare_conjuncts = set(), []  # what the copy without the RareUpdates leaves out
+        bare: list[str] = []  # the body without the RareUpdates (its flag unset, no State held)
+
+        def both(line: str) -> None:
+            body.append(line)
+            bare.append(line)
         reads = _free(items)
         defined: set = set()
         held: dict = {}
@@ -240,10 +244,10 @@ class CoordinateItems(RareUpdateItems):
                 if i.name in names and i.name not in self.cr:
                     raise ValueError(f"step kernel: {i.name} declared twice")
                 local = self.local(i.name)
-                body.append(f"{local} = {self.expr(i.expr, tag, i.printed_order, names)}")
+                both(f"{local} = {self.expr(i.expr, tag, i.printed_order, names)}")
                 names[i.name] = local
                 if i.name in self.cr:
-                    body.append(f"{self.cell(self.cr[i.name])} = {local}")
+                    both(f"{self.cell(self.cr[i.name])} = {local}")
             elif isinstance(i, Reduce):
                 boolean = _is_bool(i.init)
                 if boolean:
@@ -256,7 +260,7 @@ class CoordinateItems(RareUpdateItems):
                     head.append(f"{row} = {self.expr(i.init, tag, False, scalars)}")
                 names[i.name] = value
                 nxt = self.expr(i.next, tag, False, names)
-                body.append(f"{row} = 1 if {nxt} else 0" if boolean else f"{row} = {nxt}")
+                both(f"{row} = 1 if {nxt} else 0" if boolean else f"{row} = {nxt}")
                 self.reduce_rows[i.name] = row
                 if i.name in self.names:
                     raise ValueError(f"step kernel: {i.name} declared twice")
@@ -266,9 +270,9 @@ class CoordinateItems(RareUpdateItems):
                 row = self.cell(self.cr[i.name])
                 cond = "go" if i.where is True else f"go & {self.expr(i.where, tag, False, names)}"
                 held_by = "".join(f" & (not {self.expr(w, tag, False, names)})" for w in held.get(i.name, ()))
-                rare_conjuncts.append((f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}{held_by}) else {row}",
-                                       f"{row} = {self.expr(i.next, tag, False, names)} if ({cond}) else {row}"))
-                body.append(rare_conjuncts[-1][0])
+                nxt = self.expr(i.next, tag, False, names)
+                body.append(f"{row} = {nxt} if ({cond}{held_by}) else {row}")
+                bare.append(f"{row} = {nxt} if ({cond}) else {row}")
                 self.loads_c.append((self.cr[i.name], i.init))
                 self.written_states.add(i.name)
             elif isinstance(i, RareUpdate):
@@ -278,7 +282,6 @@ class CoordinateItems(RareUpdateItems):
                     head.append(f"N[{rare_flag}, b] = 0")
                     tail.append(f"extra |= N[{rare_flag}, b]")
                 body.append(f"N[{rare_flag}, b] = 1 if (N[{rare_flag}, b] | {here}) else 0")
-                rare_lines.add(body[-1])
                 self.coord_rare_pass(n, i, rare_flag)
             defined.add(getattr(i, "name", None))
         for p, q in zip(self.k.params, self.k.next_params):  # θ_j' written once the block has it
@@ -286,7 +289,7 @@ class CoordinateItems(RareUpdateItems):
                 if p not in names:
                     loads.append(f"{self.local(p)} = {self.cell(self.cr[p])}")
                     names[p] = self.local(p)
-                body.append(f"{self.cell(self.cr[p])} = {names[q]} if go else {names[p]}")
+                both(f"{self.cell(self.cr[p])} = {names[q]} if go else {names[p]}")
                 self.written.add(p)
         def loop(stmts: list[str]) -> list[str]:
             lines = []
@@ -299,8 +302,7 @@ class CoordinateItems(RareUpdateItems):
             return lines
 
         if plain is not None:
-            unheld = dict(rare_conjuncts)
-            plain[:] = loop([unheld.get(s, s) for s in body if s not in rare_lines])
+            plain[:] = loop(bare)
         return loop(body)
 
     def coord_doublings(self, n, item: Doublings, tag) -> None:
