@@ -217,28 +217,18 @@ def _batch_dot_into(SC, ST, nv):
 
 
 @njit(inline="always")
-def _s_of(SC, ST, j, l, one_row):
-    """s_j of slot l: γ (0 + r x_ij) for b = 1 (x/1 = x exactly: a lane alone's bits, no division),
-    else γ g_j from the G field."""
-    if one_row:
-        return SC[_GAM, l] * (0.0 + SC[_ACC, l] * ST[_XB, j, l])
-    return SC[_GAM, l] * ST[_G, j, l]
-
-
-@njit(inline="always")
-def _steps_into(SC, ST, nv, one_row):
-    """s_j = γ g_j into the SS field and max_j |s_j| into SC[_MA] (NaN ignored, as `if a > ma`), for
-    the slots 0..nv−1; four coordinates per pass, so that the running max is loaded and stored once
-    per four of them (the same comparisons in the same order). ``one_row``: b = 1 (no branch inside
-    the loops, which vectorise over the slots)."""
+def _steps_into(SC, ST, nv):
+    """b > 1: s_j = γ g_j (g_j from the G field) into the SS field and max_j |s_j| into SC[_MA] (NaN
+    ignored, as `if a > ma`), for the slots 0..nv−1; four coordinates per pass, so that the running
+    max is loaded and stored once per four of them (the same comparisons in the same order)."""
     d = ST.shape[1]
     j = 0
     while j + 4 <= d:
         for l in range(nv):
-            s0 = _s_of(SC, ST, j, l, one_row)
-            s1 = _s_of(SC, ST, j + 1, l, one_row)
-            s2 = _s_of(SC, ST, j + 2, l, one_row)
-            s3 = _s_of(SC, ST, j + 3, l, one_row)
+            s0 = SC[_GAM, l] * ST[_G, j, l]
+            s1 = SC[_GAM, l] * ST[_G, j + 1, l]
+            s2 = SC[_GAM, l] * ST[_G, j + 2, l]
+            s3 = SC[_GAM, l] * ST[_G, j + 3, l]
             ST[_SS, j, l] = s0
             ST[_SS, j + 1, l] = s1
             ST[_SS, j + 2, l] = s2
@@ -256,7 +246,7 @@ def _steps_into(SC, ST, nv, one_row):
         j += 4
     for jr in range(j, d):
         for l in range(nv):
-            sv = _s_of(SC, ST, jr, l, one_row)
+            sv = SC[_GAM, l] * ST[_G, jr, l]
             ST[_SS, jr, l] = sv
             a = abs(sv)
             SC[_MA, l] = a if a > SC[_MA, l] else SC[_MA, l]
@@ -289,20 +279,20 @@ def _widest_columns(X):
 
 
 @njit(inline="always")
-def _one_row_steps_into(SC, SI, ST, X, jmax, nv):
-    """:func:`_steps_into` for b = 1, the max without a comparison per coordinate: max_j |s_j| is
+def _one_row_steps_into(SC, SI, ST, jmax, nv):
+    """:func:`_steps_into` for b = 1: s_j = γ (0 + r x_ij) (x/1 = x exactly: a lane alone's bits, no
+    division), and the max without a comparison per coordinate: max_j |s_j| is
     |s_j*| at j* = ``jmax[i]`` of the slot's row i, because |fl(γ·fl(0 + fl(r·x)))| =
     fl(|γ|·fl(|r|·|x|)) is non-decreasing in |x| (round-to-nearest is symmetric and monotone,
     overflow included; ties in |x| give equal |s|). The NaN cases agree with the running max, which
     skips NaN from 0: a NaN s_j* (r or γ NaN, or infinite times a zero) makes every s_j NaN (x_ij* = 0
     zeroes the row; fl(r·x_ij*) = 0 zeroes every fl(r·x_ij)), and both give 0."""
-    for l in range(nv):
-        i = SI[_ROW, l]
-        a = abs(SC[_GAM, l] * (0.0 + SC[_ACC, l] * X[i, jmax[i]]))
-        SC[_MA, l] = a if a > 0.0 else 0.0
     for j in range(ST.shape[1]):
         for l in range(nv):
-            ST[_SS, j, l] = _s_of(SC, ST, j, l, True)
+            ST[_SS, j, l] = SC[_GAM, l] * (0.0 + SC[_ACC, l] * ST[_XB, j, l])
+    for l in range(nv):
+        a = abs(ST[_SS, jmax[SI[_ROW, l]], l])  # the slot's batch row i is copied in the XB field
+        SC[_MA, l] = a if a > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -460,9 +450,9 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
                         ST[_G, j, l] += SC[_ACC, l] * ST[_XB, j, l] / b
         # s_j = γ g_j, with max_j |s_j| per lane
         if b == 1:
-            _one_row_steps_into(SC, SI, ST, X, jmax, nv)
+            _one_row_steps_into(SC, SI, ST, jmax, nv)
         else:
-            _steps_into(SC, ST, nv, False)
+            _steps_into(SC, ST, nv)
         # some s_j = ±1 (|s_j| = 1 exactly) needs max_j |s_j| >= 1: only such lanes are searched
         for l in range(w):
             if SC[_MA, l] >= 1.0:
