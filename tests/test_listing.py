@@ -113,3 +113,12 @@ def test_check_of_some_ids_sees_what_the_whole_catalogue_sees(tmp_path):
     for ids in ((), ("toy.lem1",)):
         out = run(*ids)
         assert out.returncode != 0 and "duplicate claim id 'toy.lem1'" in out.stderr and "ok  toy" not in out.stdout
+
+
+def test_list_warns_of_what_check_would_refuse(tmp_path):
+    """`list` and `check ID` read the same syntax-tree catalogue (cli._listed): a `uses` naming no
+    claim is a warning for `list`, which still lists, and stops `check`."""
+    _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses='("toy.gone",)')})
+    out = subprocess.run([sys.executable, "-m", "verify", "list"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env=subprocess_env())
+    assert out.returncode == 0 and "toy.lem1" in out.stdout and "warning: toy.lem1: `uses` names 'toy.gone'" in out.stderr

@@ -46,6 +46,22 @@ def _discover():
     return discover()
 
 
+def _listed():
+    """The local papers' catalogue read from syntax trees (:func:`verify.listing.summaries`: no claim
+    module runs) with the problems visible there — a paper folder without ``__init__.py``, a ``uses``
+    entry naming no claim — or None without a local ``claims`` package."""
+    from . import discovery
+    from .listing import summaries
+
+    try:
+        listed = summaries(discovery.LOCAL_PACKAGE)
+        root = importlib.import_module(discovery.LOCAL_PACKAGE)
+    except ModuleNotFoundError:
+        return None
+    return discovery.Catalogue(claims=listed, problems=discovery._missing_init(root)
+                               + discovery.reference_problems(listed))
+
+
 def _discover_selected(ids: list[str]):
     """The catalogue as far as ``ids`` need it, or None (then the whole catalogue is discovered).
 
@@ -56,19 +72,16 @@ def _discover_selected(ids: list[str]):
     claim of the whole catalogue), and only the modules declaring the selected claims are imported.
     A module that does not import is then seen only when one of its claims is selected."""
     from . import discovery
-    from .listing import ClaimSummary, summaries
+    from .listing import ClaimSummary
 
     if not ids or discovery.entry_points():
         return None
-    try:
-        listed = summaries(discovery.LOCAL_PACKAGE)
-        root = importlib.import_module(discovery.LOCAL_PACKAGE)
-    except ModuleNotFoundError:
+    listed = _listed()
+    if listed is None:
         return None
-    problems = discovery._missing_init(root) + discovery.reference_problems(listed)
-    chosen = select(listed, ids)
+    chosen = select(listed.claims, ids)
     if not chosen:  # _selected says so, naming the papers there are
-        return discovery.Catalogue(claims=listed, problems=problems)
+        return listed
     by_id: dict = {}
     for name in dict.fromkeys(c.module for c in chosen if isinstance(c, ClaimSummary)):
         for claim in discovery.claims_in_module(importlib.import_module(name)):
@@ -76,7 +89,7 @@ def _discover_selected(ids: list[str]):
     claims = [by_id.get(c.id) if isinstance(c, ClaimSummary) else c for c in chosen]
     if any(c is None for c in claims):  # the syntax trees and the modules disagree: trust the modules
         return None
-    return discovery.Catalogue(claims=claims, problems=problems)
+    return discovery.Catalogue(claims=claims, problems=listed.problems)
 
 
 def _selected(ids: list[str], strict: bool = False, claims=None):
@@ -102,23 +115,17 @@ def _selected(ids: list[str], strict: bool = False, claims=None):
 
 
 def cmd_list(args) -> int:
-    from .listing import summaries
-
     from . import discovery
 
     if discovery.entry_points():  # installed papers: import them (and check the whole catalogue)
         claims = _selected(args.ids)
     else:
         # local papers read from their syntax trees: no claim module runs, so `list` stays fast;
-        # the problems visible without importing (a paper folder without __init__.py) are printed
-        local, problems = summaries(), []
-        try:
-            problems = discovery._missing_init(importlib.import_module(discovery.LOCAL_PACKAGE))
-        except ModuleNotFoundError:
-            pass
-        for problem in problems:
+        # the problems visible without importing are printed (as `check` refuses to run on them)
+        found = _listed() or discovery.Catalogue()
+        for problem in found.problems:
             print(f"warning: {problem}", file=sys.stderr)
-        claims = _selected(args.ids, claims=local)
+        claims = _selected(args.ids, claims=found.claims)
     if args.json:
         json.dump([{"id": c.id, "source": str(c.source), "title": c.title, "uses": list(c.uses),
                     "expect": c.expect} for c in claims], sys.stdout, indent=1)
