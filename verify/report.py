@@ -125,10 +125,10 @@ def write_reports(claims: list[Claim], out: str | os.PathLike, *, seed: int = 0,
     (out / "README.md").write_text(_index_markdown(ordered, results, planted, sections, seed,
                                                    budget, out, swept, figures), encoding="utf-8")
     wall = time.perf_counter() - started
-    if machine_speed is not None and progress:
-        progress("measuring this machine's speed for RUNTIME.md")
     speed = None
     if machine_speed is not None:  # the claims are done: an idle machine
+        if progress:
+            progress("measuring this machine's speed for RUNTIME.md")
         try:
             speed = machine_speed()
         except Exception as exc:  # a timing, not a result: say so and write the page
@@ -383,8 +383,7 @@ def _runtime_markdown(timings, seed, budget, wall: float, environments: dict[str
                   f"{speed['reference_lane_rate'] / 1e6:.0f} million of the machine the speed targets of "
                   "`python -m verify bench` were set on. The times below scale only roughly with it: claims "
                   "are not all bound like the lane engine.", ""]
-    lines += [
-             f"Numerical environment of this process: {numenv.one_line()} (`verify/numenv.py`).", ""]
+    lines += [f"Numerical environment of this process: {numenv.one_line()} (`verify/numenv.py`).", ""]
     distinct = sorted(set((environments or {}).values()) - {""})
     if len(distinct) > 1 or (distinct and distinct[0] != numenv.one_line()):
         lines += ["| worker | numerical environment |", "|---|---|"]

@@ -7,8 +7,8 @@ equations, and so that each module stays one concept.
 """
 from __future__ import annotations
 
-import math
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
