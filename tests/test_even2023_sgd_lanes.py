@@ -253,6 +253,39 @@ def test_q_halves_give_the_bits_of_the_halved_q_series(terms):
     assert both_nan.sum() == 6 and np.array_equal(old.view(np.int64)[~both_nan], new.view(np.int64)[~both_nan])
 
 
+@njit
+def _halves_short_and_full(S, factors):
+    """For each m in S, the coordinates s = m·f (|f| <= 1, so max_j |s_j| = m): the number of bits in
+    which q_halves with the pool's count (the least of 1, 2, 3, 5, 7 at or above series_terms(m²))
+    differs from q_halves with all 7 terms."""
+    bad = 0
+    for m in S:
+        nterms = _qseries.series_terms(m * m)
+        count = 1 if nterms <= 1 else 2 if nterms <= 2 else 3 if nterms <= 3 else 5 if nterms <= 5 else 7
+        for f in factors:
+            s = m * f
+            hp, hm = _qseries.q_halves(s, count)
+            fp, fm = _qseries.q_halves(s, 7)
+            if hp != fp or hm != fm or hp + hm != fp + fm:
+                bad += 1
+    return bad
+
+
+def test_the_pools_short_series_give_the_bits_of_all_seven_terms():
+    """The pool sums 1 or 2 terms late in a converging run (|s| below ~3.4e-9 or ~1.1e-4): the halves
+    and their sum are those of the 7-term series, from the subnormals to 0.05, on the counts' edges."""
+    rng = np.random.default_rng(26)
+    edges = [np.sqrt(2.0 ** -56), 2.0 ** -56, 2.0 ** -28, 1.1e-4, 3.4e-9]
+    m = np.concatenate([10.0 ** rng.uniform(-320, np.log10(0.05), 300_000),
+                        np.geomspace(5e-324, 0.05, 20_000, endpoint=False),
+                        [np.nextafter(e, side) for e in edges for side in (0.0, 1.0)], edges])
+    factors = np.concatenate([[1.0, -1.0, 0.0, -0.0, 0.5, -0.999999, 1e-3, -1e-9, 1e-200],
+                              rng.uniform(-1, 1, 15)])
+    counts = [_qseries.series_terms(x * x) for x in m[::997]]
+    assert {1, 2, 3} <= set(counts)   # the short counts are exercised
+    assert _halves_short_and_full(m, factors) == 0
+
+
 def test_the_widest_column_gives_max_abs_s_for_one_row_batches():
     """b = 1: max_j |s_j| (s_j = γ(0 + r x_ij), NaN skipped, from 0) is |s_j*| at the row's first
     widest column j* (_sgd_lanes._one_row_steps_into), also for zero rows, ties, overflow, ±inf and

@@ -21,7 +21,9 @@ needs; a lane that needs fewer gets the same bits, because each skipped term is 
 its sum (:func:`._qseries.series_terms`; tests/test_dln_step.py checks the bits on 440k cases).
 Two shortcuts give the same bits with less work: the series branch updates by q_±'s halves
 (:func:`._qseries.q_halves`), and for b = 1 max_j |s_j| is read off the batch row's widest column
-(:func:`_one_row_steps_into`); fact6's SGD calls take ~0.88x the time they took without them.
+(:func:`_one_row_steps_into`); fact6's SGD calls take ~0.88x the time they took without them. The
+series sums 1, 2, 3, 5 or 7 terms (the pool's largest :func:`._qseries.series_terms`): 0.96x the time of
+3, 5 or 7 on fact6's SGD calls, the same bits.
 
 Stopping (per lane): every ``check_every`` steps the full loss L(β_k) — ``blown_up`` if not finite or
 > 1e250, ``converged`` at L ≤ tol_rel·L(β_0); after a step ``hit_pm1`` if some s_{k,j} = ±1, ``blown_up``
@@ -478,7 +480,11 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         # the most terms any live lane needs (series_terms grows with its argument)
         nterms = series_terms(ma_all * ma_all)
         if ma_all < 0.05:
-            if nterms <= 3:
+            if nterms <= 1:    # (late in a converging run: |s| < 3.4e-9 takes 1 term, < 1.1e-4 two)
+                _series_update(STF, d, pool, nv, 1)
+            elif nterms <= 2:
+                _series_update(STF, d, pool, nv, 2)
+            elif nterms <= 3:
                 _series_update(STF, d, pool, nv, 3)
             elif nterms <= 5:
                 _series_update(STF, d, pool, nv, 5)
