@@ -255,35 +255,42 @@ def test_q_halves_give_the_bits_of_the_halved_q_series(terms):
 
 @njit
 def _halves_short_and_full(S, factors):
-    """For each m in S, the coordinates s = m·f (|f| <= 1, so max_j |s_j| = m): the number of bits in
-    which q_halves with the pool's count (the least of 1, 2, 3, 5, 7 at or above series_terms(m²))
-    differs from q_halves with all 7 terms."""
-    bad = 0
+    """For each m in S and the coordinates s = m·f (|f| <= 1, so max_j |s_j| = m): hp, hm and hp + hm
+    of q_halves with the pool's count (the least of 1, 2, 3, 5, 7 at or above series_terms(m²)) and
+    with all 7 terms."""
+    short = np.empty((S.shape[0] * factors.shape[0], 3))
+    full = np.empty((S.shape[0] * factors.shape[0], 3))
+    row = 0
     for m in S:
         nterms = _qseries.series_terms(m * m)
         count = 1 if nterms <= 1 else 2 if nterms <= 2 else 3 if nterms <= 3 else 5 if nterms <= 5 else 7
         for f in factors:
             s = m * f
             hp, hm = _qseries.q_halves(s, count)
-            fp, fm = _qseries.q_halves(s, 7)
-            if hp != fp or hm != fm or hp + hm != fp + fm:
-                bad += 1
-    return bad
+            short[row, 0], short[row, 1], short[row, 2] = hp, hm, hp + hm
+            hp, hm = _qseries.q_halves(s, 7)
+            full[row, 0], full[row, 1], full[row, 2] = hp, hm, hp + hm
+            row += 1
+    return short, full
 
 
 def test_the_pools_short_series_give_the_bits_of_all_seven_terms():
-    """The pool sums 1 or 2 terms late in a converging run (|s| below ~3.4e-9 or ~1.1e-4): the halves
-    and their sum are those of the 7-term series, from the subnormals to 0.05, on the counts' edges."""
+    """The pool sums 1 or 2 terms late in a converging run (max_j |s_j| below 2^-28 ≈ 3.7e-9 or 2^-14
+    ≈ 6.1e-5, where series_terms switches): the halves and their sum are those of the 7-term series,
+    bit for bit (signed zeros included), from the subnormals to 0.05, at and beside every switch
+    point 2^(-28/t) of the count."""
     rng = np.random.default_rng(26)
-    edges = [np.sqrt(2.0 ** -56), 2.0 ** -56, 2.0 ** -28, 1.1e-4, 3.4e-9]
+    switches = [2.0 ** (-28 / t) for t in range(1, 7)]
+    near = [x for e in switches for x in (e, np.nextafter(e, 0.0), np.nextafter(e, 1.0),
+                                         *(e * (1 + rng.uniform(-1e-6, 1e-6, 200))))]
     m = np.concatenate([10.0 ** rng.uniform(-320, np.log10(0.05), 300_000),
-                        np.geomspace(5e-324, 0.05, 20_000, endpoint=False),
-                        [np.nextafter(e, side) for e in edges for side in (0.0, 1.0)], edges])
+                        np.geomspace(5e-324, 0.05, 20_000, endpoint=False), near])
     factors = np.concatenate([[1.0, -1.0, 0.0, -0.0, 0.5, -0.999999, 1e-3, -1e-9, 1e-200],
                               rng.uniform(-1, 1, 15)])
-    counts = [_qseries.series_terms(x * x) for x in m[::997]]
-    assert {1, 2, 3} <= set(counts)   # the short counts are exercised
-    assert _halves_short_and_full(m, factors) == 0
+    counts = {_qseries.series_terms(x * x) for x in near}
+    assert {1, 2, 3, 4, 5, 6} <= counts   # each switch is exercised from both sides
+    short, full = _halves_short_and_full(m, factors)
+    assert np.array_equal(short.view(np.int64), full.view(np.int64))
 
 
 def test_the_widest_column_gives_max_abs_s_for_one_row_batches():

@@ -117,8 +117,22 @@ def test_check_of_some_ids_sees_what_the_whole_catalogue_sees(tmp_path):
 
 def test_list_warns_of_what_check_would_refuse(tmp_path):
     """`list` and `check ID` read the same syntax-tree catalogue (cli._listed): a `uses` naming no
-    claim is a warning for `list`, which still lists, and stops `check`."""
+    claim is a warning for `list`, which still lists, and stops `check` (non-zero exit, naming it)."""
     _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses='("toy.gone",)')})
-    out = subprocess.run([sys.executable, "-m", "verify", "list"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120, env=subprocess_env())
+    run = lambda *args: subprocess.run([sys.executable, "-m", "verify", *args], cwd=tmp_path, capture_output=True,
+                                       text=True, timeout=120, env=subprocess_env())
+    out = run("list")
     assert out.returncode == 0 and "toy.lem1" in out.stdout and "warning: toy.lem1: `uses` names 'toy.gone'" in out.stderr
+    out = run("check", "toy.lem1", "--quiet", "--workers", "1")
+    assert out.returncode != 0 and "toy.gone" in out.stderr and "ok  toy.lem1" not in out.stdout
+
+
+def test_a_claims_package_that_does_not_import_is_an_error_not_an_empty_catalogue(tmp_path):
+    """claims/__init__.py importing a missing module: `list` and `check ID` say so and fail (a missing
+    ``claims`` package itself lists nothing)."""
+    _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses="()")})
+    (tmp_path / "claims" / "__init__.py").write_text("import no_such_module_here\n")
+    for args in (("list",), ("check", "toy.lem1", "--quiet", "--workers", "1")):
+        out = subprocess.run([sys.executable, "-m", "verify", *args], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, env=subprocess_env())
+        assert out.returncode != 0 and "does not import" in out.stderr and "no_such_module_here" in out.stderr, args

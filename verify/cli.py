@@ -49,14 +49,17 @@ def _discover():
 def _listed():
     """The local papers' catalogue read from syntax trees (:func:`verify.listing.summaries`: no claim
     module runs) with the problems visible there — a paper folder without ``__init__.py``, a ``uses``
-    entry naming no claim — or None without a local ``claims`` package."""
+    entry naming no claim — or None without a local ``claims`` package (one that does not import is an
+    error, not an empty catalogue)."""
     from . import discovery
     from .listing import summaries
 
     try:
         listed = summaries(discovery.LOCAL_PACKAGE)
         root = importlib.import_module(discovery.LOCAL_PACKAGE)
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as exc:
+        if exc.name != discovery.LOCAL_PACKAGE:  # the package is there but imports a missing module
+            raise SystemExit(f"error: the local {discovery.LOCAL_PACKAGE!r} package does not import: {exc}") from exc
         return None
     return discovery.Catalogue(claims=listed, problems=discovery._missing_init(root)
                                + discovery.reference_problems(listed))

@@ -209,13 +209,15 @@ def _gd_lane(s, prefix, y, am, ap, b, eta, steps, scale, record):
         for i in range(n):
             z = y[i] * (am * feats[i, 0] + ap * feats[i, 1])
             # ℓ_logi(z) = log(1 + e^{-z}), ℓ_logi'(z) = -1/(1 + e^{z}), stably: e^{-z} for z > 0, e^{z}
-            # otherwise, both e^{-|z|} (negation is exact: the same call on the same argument)
+            # otherwise, both e^{-|z|} (negation is exact: the same call on the same argument, but
+            # for z = +0, now -0, and exp(±0) = 1; a NaN z may come out with the other sign bit, and
+            # stops the lane either way)
             ez = math.exp(-abs(z))
             if t < nrec:
                 L += math.log1p(ez) if z > 0 else -z + math.log1p(ez)
             # ℓ' = -e^{-z}/(1 + e^{-z}) for z > 0, -1/(1 + e^{z}) otherwise, as a select instead of a
-            # branch on the sign of z, which the CPU mispredicts (the same bits; 0.78x the time per
-            # step of Figure 1's lanes)
+            # branch on the sign of z, which the CPU mispredicts (the same bits, up to a NaN's sign;
+            # 0.78x the time per step of Figure 1's lanes)
             w = -(ez if z > 0 else 1.0) / (1.0 + ez)
             w *= y[i]
             ga += w * feats[i, 0]

@@ -51,9 +51,9 @@ ZOOM_MAX = 1.5e-3          # the zoom range (0, 1.5e-3] of spec §4 fig1
 def data_seeds(ctx: Context) -> tuple[int, ...]:
     """16 data sets in both budgets (the CI of a median from fewer is too wide to resolve one grid
     step: with 12 it spans about the 8–92 % quantiles), from one seed shared by the check, its
-    planted errors and the figure. About 3.3 s per data set (29 GD lanes, ⌈10/η⌉ steps each; bench
-    ``ahn2023.fig1_data_seeds``: 52.8 s for 16 on the 2-core VM at ~0.4× the reference machine, 66.6 s
-    before ℓ' became a select in ``_network._gd_lane``)."""
+    planted errors and the figure. About 3.3 s per data set (29 GD lanes, ⌈10/η⌉ steps each): bench
+    ``ahn2023.fig1_data_seeds``, 52.8 s for 16 on the project's 2-core VM, compile included (66.6 s
+    there before ℓ' became a select in ``_network._gd_lane``)."""
     base = int(ctx.shared_seed("ahn2023.fig1.data_seeds") % 2**31)
     return tuple(base + i for i in range(DATA_SETS))
 

@@ -17,8 +17,9 @@ lane gets alone (tests/test_even2023_sgd_lanes.py: the pool against lanes run on
 plain one-lane loop), up to the sign and payload of a NaN (the curvature sums are NaN by design for
 b > 1; which NaN operand propagates is the hardware's choice). The one place
 where lanes share a decision is the number of q_± series terms: the pool uses the largest any live lane
-needs; a lane that needs fewer gets the same bits, because each skipped term is below a quarter ulp of
-its sum (:func:`._qseries.series_terms`; tests/test_dln_step.py checks the bits on 440k cases).
+needs; a lane that needs fewer gets the same bits, because each skipped term is below an eighth of an
+ulp of its sum (:func:`._qseries.series_terms`; tests/test_dln_step.py checks the counts 3, 5 and 7 on
+440k cases, tests/test_even2023_sgd_lanes.py the pool's counts 1 to 7 at every switch point).
 Two shortcuts give the same bits with less work: the series branch updates by q_±'s halves
 (:func:`._qseries.q_halves`), and for b = 1 max_j |s_j| is read off the batch row's widest column
 (:func:`_one_row_steps_into`); fact6's SGD calls take ~0.88x the time they took without them. The
@@ -480,7 +481,8 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
         # the most terms any live lane needs (series_terms grows with its argument)
         nterms = series_terms(ma_all * ma_all)
         if ma_all < 0.05:
-            if nterms <= 1:    # (late in a converging run: |s| < 3.4e-9 takes 1 term, < 1.1e-4 two)
+            if nterms <= 1:    # late in a converging run: max|s_j| < 2^-28 ≈ 3.7e-9 takes 1 term,
+                               # < 2^-14 ≈ 6.1e-5 two
                 _series_update(STF, d, pool, nv, 1)
             elif nterms <= 2:
                 _series_update(STF, d, pool, nv, 2)

@@ -211,11 +211,15 @@ class CoordinateItems(RareUpdateItems):
         :attr:`~.stepitems.RareUpdate.absent_if`."""
         names = dict(scalars)
         head, body, tail = [], [], []
-        bare: list[str] = []  # the body without the RareUpdates (its flag unset, no State held)
+        # the body without the RareUpdates: no flag set per coordinate, no State held. The head and
+        # tail stay around both copies: the head's reset clears a flag an earlier step's copy with
+        # them set (the scalar pass must not redo that step's update), the tail then ORs in a zero
+        bare: list[str] = []
 
         def both(line: str) -> None:
             body.append(line)
             bare.append(line)
+
         reads = _free(items)
         defined: set = set()
         held: dict = {}
