@@ -9,6 +9,7 @@ from typing import Any, Callable
 import numba
 import numpy as np
 
+from ..kernelcache import COMPILE_LOCK
 from .stepitems import StepKernel
 from .steplayout import STRIDE, stride_for
 from .stepprint import select
@@ -26,16 +27,17 @@ def compile_source(source: str, label: str, kernels: dict | None = None) -> Call
 
     bound = {f"k_{name}": fn for name, fn in (kernels or {}).items()}
     key = (source, tuple(bound.items()))
-    if key not in _COMPILED:
-        namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "select": select, **bound}
-        try:
-            _COMPILED[key] = compiled_module(source, label, namespace).engine
-        except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
-            scope = dict(namespace)
-            text = source.replace("cache=True, ", "").replace("numba.njit(cache=True)", "numba.njit")
-            exec(compile(text, f"<verify.dynamics.stepkernel {label}>", "exec"), scope)  # generated from sympy
-            _COMPILED[key] = scope["engine"]
-    return _COMPILED[key]
+    with COMPILE_LOCK:  # the threads of one call (dynamics.run(parallel=...)) compile it once, in turn
+        if key not in _COMPILED:
+            namespace: dict[str, Any] = {"math": math, "np": np, "numba": numba, "select": select, **bound}
+            try:
+                _COMPILED[key] = compiled_module(source, label, namespace).engine
+            except ValueError:  # a kernel that is not importable by name (a closure): compile it in memory
+                scope = dict(namespace)
+                text = source.replace("cache=True, ", "").replace("numba.njit(cache=True)", "numba.njit")
+                exec(compile(text, f"<verify.dynamics.stepkernel {label}>", "exec"), scope)  # generated from sympy
+                _COMPILED[key] = scope["engine"]
+        return _COMPILED[key]
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,7 +58,8 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
     :func:`.steplayout.stride_for`), so it never declines a call made here (the blocked engine would
     run one it declined)."""
     names = list(dict.fromkeys(c.kernel for c in k.calls))
-    source = _source(k)
+    with COMPILE_LOCK:
+        source = _source(k)
 
     def engine(*args):
         kernels = dict(zip(names, args[0:2 * len(names):2]))
@@ -66,7 +69,9 @@ def compiled_engine(k: StepKernel, lanewise_below: int = 0) -> Callable:
         if len(rest[0]) < lanewise_below:
             stride = stride_for(d or 0)
             label = k.label + "_lanewise" + (f"_{stride}" if stride != STRIDE else "")
-            if compile_source(_source(k, True, stride), label, kernels)(*params, *rest) == 0:
+            with COMPILE_LOCK:  # printing parses Python too (stepprint): one thread at a time
+                lanewise = compile_source(_source(k, True, stride), label, kernels)
+            if lanewise(*params, *rest) == 0:
                 return 0
         return compile_source(source, k.label, kernels)(*params, *rest)
 
