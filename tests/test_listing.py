@@ -128,11 +128,19 @@ def test_list_warns_of_what_check_would_refuse(tmp_path):
 
 
 def test_a_claims_package_that_does_not_import_is_an_error_not_an_empty_catalogue(tmp_path):
-    """claims/__init__.py importing a missing module: `list` and `check ID` say so and fail (a missing
+    """claims/__init__.py importing a missing module: `list`, `check ID` and `check` say so, without a
+    traceback, and fail; a claim module importing one: `check` names the file and line (a missing
     ``claims`` package itself lists nothing)."""
     _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses="()")})
     (tmp_path / "claims" / "__init__.py").write_text("import no_such_module_here\n")
-    for args in (("list",), ("check", "toy.lem1", "--quiet", "--workers", "1")):
-        out = subprocess.run([sys.executable, "-m", "verify", *args], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=120, env=subprocess_env())
+    run = lambda *args: subprocess.run([sys.executable, "-m", "verify", *args], cwd=tmp_path, capture_output=True,
+                                       text=True, timeout=120, env=subprocess_env())
+    for args in (("list",), ("check", "toy.lem1", "--quiet", "--workers", "1"), ("check", "--quiet", "--workers", "1")):
+        out = run(*args)
         assert out.returncode != 0 and "does not import" in out.stderr and "no_such_module_here" in out.stderr, args
+        assert "Traceback" not in out.stderr, args
+    # a claim module importing a missing module: `check` names its file and line
+    (tmp_path / "claims" / "__init__.py").write_text("")
+    (tmp_path / "claims" / "toy" / "broken.py").write_text("import numpy\nimport no_such_module_either\n")
+    out = run("check", "--quiet", "--workers", "1")
+    assert out.returncode != 0 and "broken.py, line 2" in out.stderr and "no_such_module_either" in out.stderr

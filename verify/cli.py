@@ -22,6 +22,7 @@ import os
 import shlex
 import sys
 import time
+import traceback
 
 from .claim import BUDGETS, Status, select
 from .render import render_evidence
@@ -43,7 +44,30 @@ def _discover():
     pass no ids, or ids of their own papers, which :func:`_discover_selected` does not find in claims/)."""
     from .discovery import discover
 
-    return discover()
+    try:
+        return discover()
+    except ModuleNotFoundError as exc:
+        raise _unimportable(exc) from exc
+
+
+def _missing_local_package(exc: ModuleNotFoundError) -> bool:
+    """``exc`` says the local claims package (or a package above it) is absent, not that it imports
+    something missing."""
+    from .discovery import LOCAL_PACKAGE
+
+    return exc.name is not None and (LOCAL_PACKAGE == exc.name or LOCAL_PACKAGE.startswith(exc.name + "."))
+
+
+def _unimportable(exc: ModuleNotFoundError) -> BaseException:
+    """The clear error for a local claims package that imports a missing module (else ``exc``): the
+    file and line of the import that failed, and the message."""
+    from .discovery import LOCAL_PACKAGE
+
+    if _missing_local_package(exc):
+        return exc
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    where = f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    return SystemExit(f"error: the local {LOCAL_PACKAGE!r} package does not import{where}: {exc}")
 
 
 def _listed():
@@ -58,8 +82,8 @@ def _listed():
         listed = summaries(discovery.LOCAL_PACKAGE)
         root = importlib.import_module(discovery.LOCAL_PACKAGE)
     except ModuleNotFoundError as exc:
-        if exc.name != discovery.LOCAL_PACKAGE:  # the package is there but imports a missing module
-            raise SystemExit(f"error: the local {discovery.LOCAL_PACKAGE!r} package does not import: {exc}") from exc
+        if not _missing_local_package(exc):  # the package is there but imports a missing module
+            raise _unimportable(exc) from exc
         return None
     return discovery.Catalogue(claims=listed, problems=discovery._missing_init(root)
                                + discovery.reference_problems(listed))

@@ -55,7 +55,10 @@ _memo: dict[str, types.ModuleType] = {}
 # Held while generated source is printed, keyed and imported: CPython 3.11's ast.parse is not
 # thread-safe ("AST constructor recursion depth mismatch" when two threads parse at once, CPython
 # gh-106905), and two threads compiling one module would each import it. Re-entrant: printing and
-# compiling nest. The compiled functions run outside it (numba releases the GIL).
+# compiling nest. The compiled functions run outside it (numba releases the GIL). numba compiles a
+# function at its first call, outside this lock, under its own; of numba's passes only the one for
+# whole-array expressions parses Python (not reached by the ℓ(xy) engine, the one compiled from
+# threads, dynamics.run(parallel=...)), so a race between it and this lock remains conceivable.
 COMPILE_LOCK = threading.RLock()
 _process_dir: Path | None = None
 _dirs: dict[str, Path] = {}  # by the value of $EOS_VERIFY_KERNEL_CACHE
