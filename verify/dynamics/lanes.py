@@ -102,6 +102,10 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
         if threads > 1:
             from concurrent.futures import ThreadPoolExecutor
 
+            # no lanes: the engine is imported and numba compiles it for these argument types here,
+            # in this thread, not in two threads at once (kernelcache.COMPILE_LOCK; numba parses
+            # Python in one of its own passes too)
+            part(chunks[0][:0])
             with ThreadPoolExecutor(threads) as pool:
                 list(pool.map(part, chunks))
         else:
