@@ -127,10 +127,10 @@ def test_list_warns_of_what_check_would_refuse(tmp_path):
     assert out.returncode != 0 and "toy.gone" in out.stderr and "ok  toy.lem1" not in out.stdout
 
 
-def test_a_claims_package_that_does_not_import_is_an_error_not_an_empty_catalogue(tmp_path):
+def test_a_claims_package_that_does_not_load_is_an_error_not_an_empty_catalogue(tmp_path):
     """claims/__init__.py importing a missing module: `list`, `check ID` and `check` say so, without a
-    traceback, and fail; a claim module importing one: `check` names the file and line (a missing
-    ``claims`` package itself lists nothing)."""
+    traceback, and fail; a claim module that does not import or parse: `check` names the file and
+    line (a missing ``claims`` package itself lists nothing)."""
     _toy_paper(tmp_path, {"lem1": PLAIN.format(name="lem1", uses="()")})
     (tmp_path / "claims" / "__init__.py").write_text("import no_such_module_here\n")
     run = lambda *args: subprocess.run([sys.executable, "-m", "verify", *args], cwd=tmp_path, capture_output=True,
@@ -144,3 +144,11 @@ def test_a_claims_package_that_does_not_import_is_an_error_not_an_empty_catalogu
     (tmp_path / "claims" / "toy" / "broken.py").write_text("import numpy\nimport no_such_module_either\n")
     out = run("check", "--quiet", "--workers", "1")
     assert out.returncode != 0 and "broken.py, line 2" in out.stderr and "no_such_module_either" in out.stderr
+    # a name its import does not find, and a module that does not parse: the same, file and line
+    (tmp_path / "claims" / "toy" / "broken.py").write_text("from os import no_such_name\n")
+    out = run("check", "--quiet", "--workers", "1")
+    assert out.returncode != 0 and "broken.py, line 1" in out.stderr and "no_such_name" in out.stderr
+    (tmp_path / "claims" / "toy" / "broken.py").write_text("x = 1\ny = (\n")
+    out = run("check", "--quiet", "--workers", "1")
+    assert out.returncode != 0 and "does not parse" in out.stderr and "broken.py, line 2" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -44,27 +44,26 @@ def _discover():
     pass no ids, or ids of their own papers, which :func:`_discover_selected` does not find in claims/)."""
     from .discovery import discover
 
-    try:
-        return discover()
-    except ModuleNotFoundError as exc:
-        raise _unimportable(exc) from exc
+    return discover()
 
 
-def _missing_local_package(exc: ModuleNotFoundError) -> bool:
+def _missing_local_package(exc: BaseException) -> bool:
     """``exc`` says the local claims package (or a package above it) is absent, not that it imports
     something missing."""
     from .discovery import LOCAL_PACKAGE
 
-    return exc.name is not None and (LOCAL_PACKAGE == exc.name or LOCAL_PACKAGE.startswith(exc.name + "."))
+    name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    return name is not None and (LOCAL_PACKAGE == name or LOCAL_PACKAGE.startswith(name + "."))
 
 
-def _unimportable(exc: ModuleNotFoundError) -> BaseException:
-    """The clear error for a local claims package that imports a missing module (else ``exc``): the
-    file and line of the import that failed, and the message."""
+def _load_error(exc: ImportError | SyntaxError) -> SystemExit:
+    """The clear error for a local claims package or claim module that does not load: the file and
+    line that failed (the import statement, or the syntax error) and the message, no traceback."""
     from .discovery import LOCAL_PACKAGE
 
-    if _missing_local_package(exc):
-        return exc
+    if isinstance(exc, SyntaxError):
+        return SystemExit(f"error: a module of the local {LOCAL_PACKAGE!r} package does not parse "
+                          f"({exc.filename}, line {exc.lineno}): {exc.msg}")
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
     where = f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
     return SystemExit(f"error: the local {LOCAL_PACKAGE!r} package does not import{where}: {exc}")
@@ -73,7 +72,7 @@ def _unimportable(exc: ModuleNotFoundError) -> BaseException:
 def _listed():
     """The local papers' catalogue read from syntax trees (:func:`verify.listing.summaries`: no claim
     module runs) with the problems visible there — a paper folder without ``__init__.py``, a ``uses``
-    entry naming no claim — or None without a local ``claims`` package (one that does not import is an
+    entry naming no claim — or None without a local ``claims`` package (one that does not load is an
     error, not an empty catalogue)."""
     from . import discovery
     from .listing import summaries
@@ -81,9 +80,9 @@ def _listed():
     try:
         listed = summaries(discovery.LOCAL_PACKAGE)
         root = importlib.import_module(discovery.LOCAL_PACKAGE)
-    except ModuleNotFoundError as exc:
-        if not _missing_local_package(exc):  # the package is there but imports a missing module
-            raise _unimportable(exc) from exc
+    except (ImportError, SyntaxError) as exc:
+        if not _missing_local_package(exc):  # the package is there but does not load
+            raise _load_error(exc) from exc
         return None
     return discovery.Catalogue(claims=listed, problems=discovery._missing_init(root)
                                + discovery.reference_problems(listed))
@@ -126,7 +125,12 @@ def _selected(ids: list[str], strict: bool = False, claims=None):
     of ``list``) skips discovery; its caller reports the problems it can see. With ids, only the
     modules declaring the selected claims are imported (:func:`_discover_selected`)."""
     if claims is None:
-        found = _discover_selected(ids) or _discover()
+        try:
+            found = _discover_selected(ids) or _discover()
+        except (ImportError, SyntaxError) as exc:  # a claim module that does not load: where, not a traceback
+            if _missing_local_package(exc):
+                raise
+            raise _load_error(exc) from exc
         for problem in found.problems:
             print(f"{'error' if strict else 'warning'}: {problem}", file=sys.stderr)
         if strict and found.problems:
