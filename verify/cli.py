@@ -47,15 +47,6 @@ def _discover():
     return discover()
 
 
-def _missing_local_package(exc: BaseException) -> bool:
-    """``exc`` says the local claims package (or a package above it) is absent, not that it imports
-    something missing."""
-    from .discovery import LOCAL_PACKAGE
-
-    name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-    return name is not None and (LOCAL_PACKAGE == name or LOCAL_PACKAGE.startswith(name + "."))
-
-
 def _load_error(exc: ImportError | SyntaxError) -> SystemExit:
     """The clear error for a local claims package or claim module that does not load: the file and
     line that failed (the import statement, or the syntax error) and the message, no traceback."""
@@ -81,7 +72,7 @@ def _listed():
         listed = summaries(discovery.LOCAL_PACKAGE)
         root = importlib.import_module(discovery.LOCAL_PACKAGE)
     except (ImportError, SyntaxError) as exc:
-        if not _missing_local_package(exc):  # the package is there but does not load
+        if not discovery.package_absent(exc, discovery.LOCAL_PACKAGE):  # there, but it does not load
             raise _load_error(exc) from exc
         return None
     return discovery.Catalogue(claims=listed, problems=discovery._missing_init(root)
@@ -128,7 +119,9 @@ def _selected(ids: list[str], strict: bool = False, claims=None):
         try:
             found = _discover_selected(ids) or _discover()
         except (ImportError, SyntaxError) as exc:  # a claim module that does not load: where, not a traceback
-            if _missing_local_package(exc):
+            from .discovery import LOCAL_PACKAGE, package_absent
+
+            if package_absent(exc, LOCAL_PACKAGE):
                 raise
             raise _load_error(exc) from exc
         for problem in found.problems:

@@ -93,11 +93,18 @@ def _missing_init(root: ModuleType) -> list[Problem]:
     return out
 
 
+def package_absent(exc: BaseException, package: str) -> bool:
+    """``exc`` says ``package`` (or a package above it) is not there, rather than that it imports
+    something missing (an error the caller must report)."""
+    name = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    return name is not None and (package == name or package.startswith(name + "."))
+
+
 def _local(cat: Catalogue, package: str) -> None:
     try:
         root = importlib.import_module(package)
     except ModuleNotFoundError as exc:
-        if exc.name != package:
+        if not package_absent(exc, package):
             raise
         return  # no local catalogue here: plugins only
     cat.problems.extend(_missing_init(root))
@@ -161,7 +168,7 @@ def papers(package: str = LOCAL_PACKAGE, plugins: bool = True) -> dict[str, Pape
         modules += [f"{package}.{i.name}" for i in sorted(pkgutil.iter_modules(getattr(root, "__path__", [])),
                                                            key=lambda i: i.name) if not i.name.startswith("_")]
     except ModuleNotFoundError as exc:
-        if exc.name != package:
+        if not package_absent(exc, package):
             raise
     if plugins:
         modules += [ep.value.split(":")[0] for ep in entry_points()]

@@ -56,9 +56,9 @@ _memo: dict[str, types.ModuleType] = {}
 # thread-safe ("AST constructor recursion depth mismatch" when two threads parse at once, CPython
 # gh-106905), and two threads compiling one module would each import it. Re-entrant: printing and
 # compiling nest. The compiled functions run outside it (numba releases the GIL). numba compiles a
-# function at its first call, outside this lock, under its own; of numba's passes only the one for
-# whole-array expressions parses Python (not reached by the ℓ(xy) engine, the one compiled from
-# threads, dynamics.run(parallel=...)), so a race between it and this lock remains conceivable.
+# function at its first call, outside this lock, under its own (one of its passes parses Python
+# too): so a caller that runs an engine from several threads calls it once first in its own thread
+# (dynamics.run(parallel=...) does), and the threads then find it compiled.
 COMPILE_LOCK = threading.RLock()
 _process_dir: Path | None = None
 _dirs: dict[str, Path] = {}  # by the value of $EOS_VERIFY_KERNEL_CACHE
