@@ -66,12 +66,12 @@ LANEWISE_BELOW = 128
 
 
 def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol, tuple]:
-    """q_±(s) = 2(ev ± od) by _dln._series with up to 7 terms: ev = Σ_t s^{2t}·(1/2t), od = Σ_t
+    """The halves q_±(s)/2 = ev ± od of _dln._series with up to 7 terms: ev = Σ_t s^{2t}·(1/2t), od = Σ_t
     (s^{2t}·s)·(1/(2t+1)), t = 1..7, summed in t order; and the partial sums (ev_1..ev_7, od_1..od_7),
     for a :class:`~verify.dynamics.stepseries.TruncatedSeries` (term t of either sum is at most
     s^{2(t−1)} times its first, all of one sign: the engine skips, as ``_lanes_kernel`` does, the terms
     that cannot move the sums' bits; tests/test_dln_step.py)."""
-    sq, qp, qm, ep, em = sp.symbols(f"{names}sq {names}qp {names}qm {names}ep {names}em", real=True)
+    sq, ep, em = sp.symbols(f"{names}sq {names}ep {names}em", real=True)
     lets, pw, ev, od, evs, ods = [Let(sq, s ** 2)], sq, None, None, [], []
     for t in range(1, 8):
         if t > 1:
@@ -85,8 +85,8 @@ def _q_series(s, names: str) -> tuple[list, sp.Symbol, sp.Symbol, tuple]:
         ev, od = e_t, o_t
         evs.append(ev)
         ods.append(od)
-    lets += [Let(ep, ev + od), Let(em, ev - od), Let(qp, 2.0 * ep), Let(qm, 2.0 * em)]
-    return lets, qp, qm, (tuple(evs), tuple(ods))
+    lets += [Let(ep, ev + od), Let(em, ev - od)]
+    return lets, ep, em, (tuple(evs), tuple(ods))
 
 
 @lru_cache(maxsize=None)
@@ -102,7 +102,6 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
     sum_loss, prev = sp.symbols("sum_loss prev_loss", real=True)
     bounces = sp.Symbol("bounces", integer=True)
     hit, bad, rec, hit_any, blown = sp.symbols("hit bad rec hit_any blown")
-    s2, lp, lm, gain, qs = sp.symbols("sum_s2 ln_ap ln_am gain qs", real=True)
     lam_min, lam_max, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
         "lam_min lam_max two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
 
@@ -121,24 +120,7 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
     steps = PerCoordinate((Let(g, G / n), Let(s, gamma * g),
                            Reduce(ma, 0.0, MaxOf(ma, sp.Abs(s))),
                            Reduce(hit, False, hit | sp.Eq(s, 1) | sp.Eq(s, -1))))
-    lets, qp, qm, partial_sums = _q_series(s, "c_")
-    a, b_, la, lb, qpl, qml, qsl = sp.symbols("c_a c_b c_la c_lb c_qpl c_qml c_qsl", real=True)
-    update = PerCoordinate((  # ln α_± -= q_±(s)/2 and Gain += q(s) = (q_+ + q_−)/2 (spec §0.6)
-        *lets, Let(qs, qp + qm),
-        # 3, 5 or 7 terms per step, as _lanes_kernel: |s_j| <= max_j |s_j| = ma (bitwise the 7-term sums)
-        TruncatedSeries(partial_sums, ma * ma, counts=(3, 5)),
-        State(lp, ln_alpha, lp - 0.5 * qp), State(lm, ln_alpha, lm - 0.5 * qm),
-        State(gain, 0.0, gain + 0.5 * qs), State(s2, 0.0, s2 + s ** 2),  # Σ_k s_k²
-        # |s| >= 0.05: the logs of _qpm instead of the series, in the scalar pass (sympy prints the
-        # condition as abs(s) >= 0.05, so a NaN s keeps the series: NaN either way, as in _qpm)
-        RareUpdate(sp.Not(sp.Abs(s) < 0.05), (
-            Let(a, -2.0 * s), Let(b_, 2.0 * s),
-            Let(la, sp.log(sp.Abs(1.0 - s))), Let(lb, sp.log(sp.Abs(1.0 + s))),
-            Let(qpl, a - 2.0 * la), Let(qml, b_ - 2.0 * lb), Let(qsl, qpl + qml),
-            State(lp, ln_alpha, lp - 0.5 * qpl), State(lm, ln_alpha, lm - 0.5 * qml),
-            State(gain, 0.0, gain + 0.5 * qsl)),
-            absent_if=ma < 0.05),  # |s_j| <= ma for every s_j but a NaN, whose condition is false
-        Let(un, u - s * v), Let(vn, v - s * u)))  # eq. (3)
+    update, (lp, lm, gain, s2) = coordinate_update(s, ma, u, v, un, vn, ln_alpha)
     body = (steps, MaxWhere(m_s, ma), Let(hit_any, hit), Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120)),
             # Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k), multiplied left to right as _lanes_kernel's CURV
             Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lam_min), Let(c1, g2g * lam_max),
@@ -155,6 +137,35 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
         float_outputs=(*(q.name for q in (u, v, lp, lm, gain, s2)), final_loss.name, m_s.name,
                        sum_loss.name, curv0.name, curv1.name, *(f"loss_window_{q}" for q in range(window)),
                        *(f"gain_snapshots_{p}_0" for p in range(n_snap))))
+
+
+def coordinate_update(s, ma, u, v, un, vn, ln_alpha) -> tuple[PerCoordinate, tuple]:
+    """The per-coordinate part of a step given s_j and ma = max_j |s_j| (GD and SGD alike): the log-gains
+    ln α_± −= q_±(s)/2, Gain += (q_+ + q_−)/2, Σ s² += s² (spec §0.6, def8), by the series with 3, 5 or
+    7 terms, or for |s_j| ≥ 0.05 by ``_qpm``'s logs (a RareUpdate), then u' = u − s v, v' = v − s u
+    (eq. (3)). Returns the block and the States (ln α_+, ln α_−, Gain, Σ s²)."""
+    s2, lp, lm, gain, qs = sp.symbols("sum_s2 ln_ap ln_am gain qs", real=True)
+    lets, hp, hm, partial_sums = _q_series(s, "c_")
+    a, b_, la, lb, qpl, qml, qsl = sp.symbols("c_a c_b c_la c_lb c_qpl c_qml c_qsl", real=True)
+    update = PerCoordinate((  # ln α_± -= q_±(s)/2 and Gain += q(s) = (q_+ + q_−)/2 (spec §0.6)
+        *lets, Let(qs, hp + hm),
+        # 3, 5 or 7 terms per step, as _lanes_kernel: |s_j| <= max_j |s_j| = ma (bitwise the 7-term sums)
+        TruncatedSeries(partial_sums, ma * ma, counts=(3, 5)),
+        # by the halves q_±/2 = ev ± od: the bits of 0.5·q_± and 0.5·(q_+ + q_−), with fewer operations
+        # (_qseries.q_halves' proof; where |s_j| >= 0.05 or NaN the RareUpdate rewrites these States)
+        State(lp, ln_alpha, lp - hp), State(lm, ln_alpha, lm - hm),
+        State(gain, 0.0, gain + qs), State(s2, 0.0, s2 + s ** 2),  # Σ_k s_k²
+        # |s| >= 0.05: the logs of _qpm instead of the series, in the scalar pass (sympy prints the
+        # condition as abs(s) >= 0.05, so a NaN s keeps the series: NaN either way, as in _qpm)
+        RareUpdate(sp.Not(sp.Abs(s) < 0.05), (
+            Let(a, -2.0 * s), Let(b_, 2.0 * s),
+            Let(la, sp.log(sp.Abs(1.0 - s))), Let(lb, sp.log(sp.Abs(1.0 + s))),
+            Let(qpl, a - 2.0 * la), Let(qml, b_ - 2.0 * lb), Let(qsl, qpl + qml),
+            State(lp, ln_alpha, lp - 0.5 * qpl), State(lm, ln_alpha, lm - 0.5 * qml),
+            State(gain, 0.0, gain + 0.5 * qsl)),
+            absent_if=ma < 0.05),  # |s_j| <= ma for every s_j but a NaN, whose condition is false
+        Let(un, u - s * v), Let(vn, v - s * u)))  # eq. (3)
+    return update, (lp, lm, gain, s2)
 
 
 @njit(cache=True)

@@ -47,12 +47,14 @@ import sympy as sp
 from sympy.logic.boolalg import Boolean
 
 from . import stepseries
+from .batchrows import BatchRowItems
 from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
 from .stepitems import reads as _free
 from .stepprint import _IND, code_name, lit, selects
 from .stepseries import TruncatedSeries
 
+_SV = "_SV_"  # placeholder for the parked rows' count, known once every block is printed
 _KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
 _ROWS = 4  # data rows per group of a per-coordinate row mean
 _UNROLL = 4  # coordinates per loop step of a Reduce over the coordinates of a data row
@@ -72,7 +74,7 @@ def _is_bool(expr) -> bool:
     return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
 
 
-class CoordinateItems(RareUpdateItems):
+class CoordinateItems(RareUpdateItems, BatchRowItems):
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
 
     def coord_init(self) -> None:
@@ -202,7 +204,34 @@ class CoordinateItems(RareUpdateItems):
                 plain = stepseries.versions(cut, terms, plain, self.local, ratio, go, n)
         if plain is not None:
             lines = self.rare_switch(n, absent, go, plain, lines)
+        if post and self.ungated_post:  # every slot steps in the loop; .parked_slots restores the others
+            self.post_go_row = go if self.post_go_row is None else self.post_go_row
+            gate = f"go = N[{go}, b] != 0"
+            lines = [line.replace(gate, "go = True") for line in lines]
         (self.post if post else self.pre).extend(lines)
+
+    ungated_post = True  # the blocks after the vector loop step every slot (see parked_slots)
+    post_go_row = None
+
+    def parked_slots(self) -> tuple[list[str], list[str]]:
+        """The blocks after the vector loop step every slot of the block, as if it stepped: branch-free
+        updates without a select per slot and quantity (the diagonal network's SGD at d = 30: a select
+        on ``go`` per State cost ~20% of its step). A slot that does not step at this sweep (stopped,
+        at its budget, empty) is parked: the per-coordinate rows those blocks write (the parameters
+        and States) are copied to ``SV`` before them and back after the scalar pass (whose RareUpdates
+        may be flagged for it too), so it leaves the sweep as it came; its discarded step is one step
+        from a state of its own, so it never accumulates (subnormal or non-finite values). Returns
+        the lines before the blocks and after the scalar pass (relative indent)."""
+        if self.post_go_row is None:
+            return [], []
+        rows = sorted(self.cr[q] for q in (*self.written, *self.written_states))
+        self.parked_rows = len(rows)
+        go = self.post_go_row
+        save = [f"SV[{m}, j, b] = {self.cell(r)}" for m, r in enumerate(rows)]
+        back = [f"{self.cell(r)} = SV[{m}, j, b]" for m, r in enumerate(rows)]
+        head = ["for b in range(w):  # slots that do not step: their rows kept aside", f"    if N[{go}, b] == 0:",
+                "        for j in range(d):"]
+        return head + ["            " + x for x in save], head + ["            " + x for x in back]
 
     def coordinate_loop(self, n, items, scalars: dict, go_row, plain: list | None = None) -> list[str]:
         """``for j: for b:`` around ``items``, with the Reduces' initial values and the RareUpdates'
@@ -351,8 +380,12 @@ class CoordinateItems(RareUpdateItems):
             lines += ["for j in range(d):", "    for b in range(w):"]
             lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
                       for c in blk.items]
+        if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows)
+            lines += self.batch_gather()
         for m in k.row_means:
+            self.in_batch = m.batch
             lines += self.coord_row_mean(m, names)
+            self.in_batch = False
         return lines + self.pre
 
     def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
@@ -365,9 +398,10 @@ class CoordinateItems(RareUpdateItems):
         lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
         lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         rows = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
-        lines.append(f"for i in range(0, Z.shape[0] - {_ROWS - 1}, {_ROWS}):")
+        nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
+        lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
         lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows)]
-        lines.append(f"for i in range(Z.shape[0] - Z.shape[0] % {_ROWS}, Z.shape[0]):")
+        lines.append(f"for i in range({nr} - {nr} % {_ROWS}, {nr}):")
         lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows)]
         if m.mean:
             for per_coordinate in (False, True):
@@ -380,9 +414,9 @@ class CoordinateItems(RareUpdateItems):
         names, col = dict(names), 0
         for z in self.k.data:
             if z in self.fam:
-                names[z] = f"Z[{row}, {j}]"
+                names[z] = self.data_cell(row, j)
             else:
-                names[z] = f"Z[{row}, d + {col}]"
+                names[z] = self.data_cell(row, f"d + {col}")
                 col += 1
         return names
 
@@ -533,7 +567,10 @@ def _move(a, b, F, N, C, d):
     def coord_buffer(self, width: int) -> str:
         """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes), after a
         check that out_f has the rows its outputs need for this d (after :meth:`coord_store_lines`)."""
-        return f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {_KC} * {width}))"
+        lines = f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {_KC} * {width}))"
+        if self.post_go_row is not None:
+            lines += f"\n    SV = np.zeros(({_SV}, d, {width}))  # the rows of slots that do not step (parked_slots)"
+        return lines
 
     def out_f_check(self) -> str:
         """The engine's check that out_f has the rows its outputs need for d, per-coordinate outputs
@@ -559,7 +596,7 @@ def _move(a, b, F, N, C, d):
 
         source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
         source = re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
-        return source
+        return re.sub(rf"\b{_SV}\b", str(getattr(self, "parked_rows", 1)), source)
 
     def coord_size(self) -> str:
         """d from the inputs' shapes."""

@@ -102,6 +102,8 @@ def _check_shapes(k: StepKernel, args) -> int | None:
         raise ValueError(f"{where}: Z must be a 2-d array of data rows")
     if k.data and not any(z in k.coordinates for z in k.data) and args[2].shape[1] != len(k.data):
         raise ValueError(f"{where}: Z columns: {args[2].shape[1]}, expected {len(k.data)}")
+    if k.batch_slot is not None:
+        _check_batch_table(k, args[3], I, inputs, args[2].shape[0], where)
     if not k.coordinates:
         rows = {"I": (I.shape[0], len(inputs)), "out_f": (out_f.shape[0], len(k.float_outputs))}
         for name, (got, want) in rows.items():
@@ -120,3 +122,26 @@ def _check_shapes(k: StepKernel, args) -> int | None:
     if not ok or d < 0:
         raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d})")
     return d
+
+
+def _check_batch_table(k: StepKernel, BT, I, inputs, n_rows: int, where: str) -> None:
+    """The batch table: int32 BT[slot, t, q] of data rows, at least one step and one row per batch; the
+    lanes' slots (the ``batch_slot`` input's row of ``I``, after the per-coordinate rows) whole numbers
+    indexing it."""
+    if getattr(BT, "ndim", None) != 3 or BT.dtype != np.int32 or 0 in BT.shape:
+        raise ValueError(f"{where}: BT must be a non-empty 3-d int32 array BT[slot, step, q] of data rows, got "
+                         f"{getattr(BT, 'dtype', type(BT).__name__)} of shape {getattr(BT, 'shape', None)}")
+    if BT.min() < 0 or BT.max() >= n_rows:
+        raise ValueError(f"{where}: BT holds rows outside Z's 0..{n_rows - 1}")
+    per = sum(q in k.coordinates for q in inputs)
+    fixed = len(inputs) - per
+    d = (I.shape[0] - fixed) // max(per, 1)
+    a = c = 0
+    for q in inputs:
+        if q == k.batch_slot:
+            break
+        a, c = (a + 1, c) if q in k.coordinates else (a, c + 1)
+    slots = I[a * d + c]
+    if not np.all((slots == np.floor(slots)) & (slots >= 0) & (slots < BT.shape[0])):
+        raise ValueError(f"{where}: the lanes' {k.batch_slot} must be whole numbers in 0..{BT.shape[0] - 1} "
+                         "(rows of the batch table)")

@@ -45,6 +45,13 @@ class MinOf(sp.Function):
     nargs = 2
 
 
+class Quotient(sp.Function):
+    """``a / b`` with ``a`` rounded first: ``Quotient(r*x, m)`` is ``(r*x)/m`` (sympy would merge the
+    product's factors and the divisor into one product of three operands, whose order it does not
+    keep)."""
+    nargs = 2
+
+
 class IsFinite(BooleanFunction):
     """``x`` is neither ±inf nor NaN (printed ``abs(x) < inf``; sympy would decide ``Abs(x) < oo`` to be
     true for any symbol, which is what a float64 check must not assume)."""
@@ -105,6 +112,15 @@ class RowMean:
     lets: tuple = ()
     printed_order: bool = False
     mean: bool = True  # False: the plain sum from 0.0 (a kernel that divides by n itself, or not at all)
+    # True: the rows are the lane's mini-batch at step t, not all of Z — rows BT[slot, t, q] of Z for
+    # q = 0..b−1 in q order, ``BT`` the engine's batch table (:attr:`StepKernel.batch_slot`); summed
+    # from 0.0 (``mean`` must be False: a kernel divides by b where its reference does, e.g. per term)
+    batch: bool = False
+
+    def __post_init__(self) -> None:
+        if self.batch and self.mean:
+            raise ValueError("RowMean(batch=True) sums from 0.0: declare mean=False and divide where the "
+                             "reference divides (per term, Quotient(term, b), or the sum)")
 
 
 @dataclass(frozen=True)
@@ -297,6 +313,11 @@ class StepKernel:
     # PerCoordinate block; d rows each of I, Z (the first d columns, then the scalar data) and, for an
     # output, of out_f (:mod:`.coordloop`)
     coordinates: tuple = ()
+    # the lane input holding the lane's row of the batch table (a whole number, exact in float64): the
+    # engine then takes ``BT`` after ``Z``, an int32 array BT[slot, t, q] — the q-th data row of step
+    # t's mini-batch of the lanes of that slot (drawn before the run, e.g. one slot per seed), read by
+    # the RowMeans declared ``batch=True``; a step t past the table's last reads its last
+    batch_slot: Any = None
 
 
 def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: sp.Symbol,

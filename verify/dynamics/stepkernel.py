@@ -70,7 +70,7 @@ import sympy as sp
 from .coordloop import CoordinateItems
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
-                        RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+                        RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step, reads)
 from .steplayout import STRIDE, flat_rows, block_width
 from .stepobservers import ScalarPassItems
 from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
@@ -92,6 +92,7 @@ class _Builder(ScalarPassItems, CoordinateItems):
         self.fr: dict = {}  # F rows (floats)
         self.nr: dict = {"lane": 0, "status": 1, "t": 2}  # N rows (integers)
         self.coord_init()  # the per-coordinate quantities (.coordloop): rows of their own
+        self.check_batch()  # mini-batch rows (.batchrows)
         self.lane_rows = tuple(q for q in (*k.params, *k.lane_inputs, *(c.name for c in k.lane_constants),
                                            *(c.name for c in k.calls), *(q for m in k.row_means for q in m.names))
                                if q not in self.fam)
@@ -124,6 +125,7 @@ class _Builder(ScalarPassItems, CoordinateItems):
                         self.held.setdefault(i.name, []).append(item.where)
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
         self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
+        self.pre_checks: list[str] = []  # a first checkpoint decided before the vector loop
 
     chunk_exit = ""  # the lane-by-lane engine leaves a chunk once its lane has finished
 
@@ -231,13 +233,12 @@ class _Builder(ScalarPassItems, CoordinateItems):
         own |= set(self.k.data)
         free = set()
         for i in item.items:
-            exprs = ([i.expr] if isinstance(i, Let) else [i.next] if isinstance(i, State)
-                     else [*i.exprs, *(c.expr for c in i.lets)])
-            for e in exprs:
-                free |= sp.sympify(e).free_symbols
+            free |= reads(i.expr) if isinstance(i, Let) else reads(i.next) if isinstance(i, State) else reads(i)
         for c, _ in item.stop:
             free |= sp.sympify(c).free_symbols
-        for q in sorted(free - own - set(snames), key=lambda q: q.name):  # prelude quantities: stashed
+        # prelude quantities: stashed (per-coordinate ones are read from their rows, .batchrows)
+        stashed = sorted(free - own - set(snames) - self.fam, key=lambda q: q.name)
+        for q in stashed:
             if q not in self.names:
                 raise ValueError(f"step kernel: checkpoint uses {q}, not declared before it")
             rs = self.frow(("stash", j, q))
@@ -251,7 +252,8 @@ class _Builder(ScalarPassItems, CoordinateItems):
             elif isinstance(i, State):
                 code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
             elif isinstance(i, RowMean):
-                code += ["    " + line for line in self.row_mean(i, snames, vector=False)]
+                lines = self.checkpoint_row_mean(i, snames) if self.fam else self.row_mean(i, snames, vector=False)
+                code += ["    " + line for line in lines]
                 snames.update({q: code_name("s", q) for q in i.names})
             else:
                 raise TypeError(f"step kernel: {i!r} cannot be a checkpoint item")
@@ -259,6 +261,14 @@ class _Builder(ScalarPassItems, CoordinateItems):
             code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
+        if j == 0 and not stashed:  # decided before the vector loop: a lane that passes steps in this sweep
+            self.body.pop()  # (no flag: the pre-pass has recorded the pass, so the vector loop's test is false)
+            self.flags.pop()
+            where = self.expr(item.where, "checkpoint", False, snames)
+            self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (one sweep per check)",
+                                f"    if (N[1, b] == -1) & {where} & (N[{rp}, b] != N[2, b]):",
+                                *("    " + line for line in code[1:])]
+            return here
         self.scalar += code
         return here
 
@@ -474,7 +484,10 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     kernels = list(dict.fromkeys(c.kernel for c in k.calls))
     kargs = "".join(f"k_{kn}_p, " for kn in kernels)
     cargs = "".join(f"{code_name('c', s)}, " for s in k.constants)
-    pargs = "".join(f"{code_name('c', s)}, " for s in k.constants if s in _free(k.lane_constants))
+    # the constants a lane's start reads: its lane constants, its States' initial values
+    inits = _free(k.lane_constants) | {q for r, v in (*bld.loads_f, *bld.loads_c) if not isinstance(v, str)
+                                         for q in sp.sympify(v).free_symbols}
+    pargs = "".join(f"{code_name('c', s)}, " for s in k.constants if s in inits)
     calls = [f"                F[{fr[c.name]}, b] = k_{c.kernel}({_call_argument(c.arg, k.params, fr)}, k_{c.kernel}_p)"
              for c in k.calls]
     pnames = {q: f"F[{fr[q]}, b]" for q in (*k.params, *k.lane_inputs) if q in fr}
@@ -489,7 +502,8 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     if bld.fam:  # the row lets, row means and coordinate loops before the vector loop (.coordloop)
         bld.coord_check()
         means = [" " * 12 + line for line in bld.coord_means()]
-    zarg = "Z, " if k.data else ""
+    means += [" " * 12 + line for line in bld.pre_checks]
+    zarg = ("Z, BT, " if k.batch_slot is not None else "Z, ") if k.data else ""
     loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
     loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
     # an emptied slot's inputs zeroed: it keeps stepping in the vector loop, on finite values (with
@@ -502,9 +516,11 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     # time (the diagonal network at d = 30: 32 slots ~5% faster than 16, ~15% faster than 64)
     width = 1 if lanewise else block_width(nfl + len(bld.cr))
     # a kernel with per-coordinate rows (.coordloop): d from the inputs' shapes, the rows in C
-    cbuf = bld.coord_buffer(width) if bld.fam else ""
+    cbuf = bld.coord_buffer(width) + bld.batch_buffers(width) if bld.fam else ""
     cio = ", C, d" if bld.fam else ""
-    cpost = "".join(f"\n{' ' * 12}{line}" for line in bld.post)
+    park, unpark = bld.parked_slots() if bld.fam else ([], [])
+    cpost = "".join(f"\n{' ' * 12}{line}" for line in (*park, *bld.post))
+    crestore = "".join(f"\n{' ' * 12}{line}" for line in unpark)
     ccompact, cmove = bld.coord_compaction(nfl, nin, width) if bld.fam else ("", "")
     source = (f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -544,7 +560,7 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
                 extra |= {extra}{cpost}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots
-{scalar_text}{bld.chunk_exit}
+{scalar_text}{crestore}{bld.chunk_exit}
         for b in range(w):  # write out finished lanes, refill their slots
             if N[1, b] >= 0:
                 _store(b, out_i, out_f, F, N{cio})

@@ -123,6 +123,9 @@ class LanewiseBuilder(_Builder):
                   "\n                break")
 
     def __init__(self, k, stride: int = STRIDE):
+        if any(m.batch for m in k.row_means):
+            raise ValueError(f"step kernel {k.label!r}: mini-batch rows (RowMean(batch=True)) are printed by the "
+                             "blocked engine only; run it with lanewise_below=0")
         super().__init__(k)
         self.stride = stride  # coordinates per row of C, a literal of the source
         self.row_lets_count = 0  # rows of R: a row mean's per-row intermediates for every data row
@@ -169,6 +172,8 @@ class LanewiseBuilder(_Builder):
         if not read <= set(stored) or any(r[:-2] in line for r in reduces for line in lets):
             return lines
         return lines[:q] + head + lets + head + [f"        {v} = {stored[v]}" for v in sorted(read)] + folds
+
+    ungated_post = False  # one slot: its selects are scalar ones, and a lane that stops leaves the chunk
 
     def store_lines(self) -> list[str]:
         lines = super().store_lines()

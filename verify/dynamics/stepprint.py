@@ -65,6 +65,9 @@ class StepPrinter(PythonCodePrinter):
     def _print_MaxOf(self, expr):
         return f"max({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
+    def _print_Quotient(self, expr):
+        return f"({self._print(expr.args[0])} / {self._print(expr.args[1])})"
+
     def _print_MinOf(self, expr):
         return f"min({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 

@@ -1,0 +1,116 @@
+"""Mini-batch rows and whole-data checks in a declared step kernel with per-coordinate quantities
+(:mod:`.coordloop`): the pieces mini-batch SGD needs beyond GD.
+
+* A :class:`~.stepitems.RowMean` declared ``batch=True`` sums over the lane's mini-batch at step t, not
+  over all rows of ``Z``: the rows ``BT[slot, t, q]``, q = 0..b−1 in q order, of the engine's batch
+  table ``BT`` (int32, drawn before the run: one slot per seed, say), the slot read from the lane
+  input :attr:`~.stepitems.StepKernel.batch_slot`. Before the row means, each slot's batch rows are
+  copied into scratch ``ZB[q, c, b]`` (a gather across the slots would not vectorise; the copied rows
+  are read in the slots' loops as ``Z``'s rows are), then the row mean prints as over ``Z``, its rows
+  ``ZB[0..b−1]``. A step t past the table's last row reads the last (a lane at its budget does not step).
+* A :class:`~.stepitems.Checkpoint`'s RowMean over all rows (the full loss every k steps) in the scalar
+  pass, its per-row intermediates a :class:`~.stepitems.Reduce` over the coordinates (the residual
+  r_i = (…(−y_i + x_i0 β_0) + …) + x_{i,d−1} β_{d−1}): every row's chain at once, the rows innermost
+  (``RS[c, i]``, the per-coordinate data transposed ``ZT[j, i]``, copied once per call), then each sum
+  over the rows in row order — each row's chain and each sum in the declared order, as a row mean of
+  the step prints it. It reads the per-coordinate quantities at this step (the lane does not step at a
+  checkpoint): the parameters, and the row lets (β = u ⊙ v) as the step's data pass computed them.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from .stepitems import Let, Reduce, RowMean
+from .stepitems import reads as _free
+from .stepprint import code_name
+
+
+class BatchRowItems:
+    """Methods of :class:`verify.dynamics.stepkernel._Builder` for batch rows and checkpoint row means."""
+
+    in_batch = False  # printing a batch row mean: its data rows are the scratch ZB's
+    full_rows = 0  # rows of RS: a checkpoint row mean's per-row intermediates
+    transposed_data = False  # a checkpoint row mean reads ZT
+
+    def batch_rows(self) -> bool:
+        return any(m.batch for m in self.k.row_means)
+
+    def check_batch(self) -> None:
+        k = self.k
+        if self.batch_rows() and k.batch_slot is None:
+            raise ValueError("step kernel: a RowMean(batch=True) needs the kernel's batch_slot (the lane input "
+                             "holding the lane's row of the batch table)")
+        if k.batch_slot is not None and (k.batch_slot not in k.lane_inputs or k.batch_slot in k.coordinates):
+            raise ValueError(f"step kernel: batch_slot {k.batch_slot} must be a scalar lane input")
+        if self.batch_rows() and not self.fam:
+            raise ValueError("step kernel: RowMean(batch=True) is printed in kernels with per-coordinate "
+                             "quantities (StepKernel.coordinates) only")
+
+    def data_cell(self, row: str, col: str) -> str:
+        """Column ``col`` of data row ``row``: of ``Z``, or of the slot's batch rows."""
+        return f"ZB[{row}, {col}, b]" if self.in_batch else f"Z[{row}, {col}]"
+
+    def data_rows(self) -> str:
+        return "ZB.shape[0]" if self.in_batch else "Z.shape[0]"
+
+    def batch_gather(self) -> list[str]:
+        """Each slot's batch rows at its step into ``ZB`` (relative indent)."""
+        slot = self.fr[self.k.batch_slot]
+        return ["for b in range(w):",
+                f"    slot = int(F[{slot}, b])",
+                "    tb = min(N[2, b], BT.shape[1] - 1)",
+                "    for q in range(BT.shape[2]):",
+                "        row = BT[slot, tb, q]",
+                "        for c in range(Z.shape[1]):",
+                "            ZB[q, c, b] = Z[row, c]"]
+
+    def batch_buffers(self, width: int) -> str:
+        lines = ""
+        if self.batch_rows():
+            lines += f"\n    ZB = np.zeros((BT.shape[2], Z.shape[1], {width}))  # the slots' batch rows"
+        if self.full_rows:
+            lines += f"\n    RS = np.zeros(({self.full_rows}, Z.shape[0]))  # a checkpoint row mean's rows"
+        if self.transposed_data:
+            lines += "\n    ZT = np.ascontiguousarray(Z[:, :d].T)  # the per-coordinate data, a row per coordinate"
+        return lines
+
+    def checkpoint_row_mean(self, m: RowMean, names: dict) -> list[str]:
+        """``m`` over all rows of ``Z`` for one slot in the scalar pass (relative indent): the per-row
+        intermediates of every row into ``RS`` (a Reduce over j with the rows innermost), then each sum
+        over the rows in row order into the locals ``s_<name>``."""
+        if m.batch or any(q in self.fam for q in m.names):
+            raise ValueError("step kernel: a checkpoint's RowMean is over all rows and has scalar sums only")
+        for q in sorted(_free(m) & self.fam, key=lambda s: s.name):
+            if q not in self.cr and q not in self.k.data:
+                self.crow(q)  # a row let (β) read here only: kept in a row
+        names = {**names, **{q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)}}
+        rows = "for i in range(Z.shape[0]):"
+        lets: dict = {}
+        lines = []
+        for c in m.lets:
+            reg = f"RS[{self.full_rows}, i]"
+            self.full_rows += 1
+            row = {**self.row_names(names, "i"), **lets}
+            if isinstance(c, Reduce):
+                at_j = {**self.row_names(names, "i", "j"), **lets, c.name: reg}
+                for z in self.k.data:
+                    if z in self.fam:
+                        at_j[z] = "ZT[j, i]"
+                        self.transposed_data = True
+                lines += [rows, f"    {reg} = {self.expr(c.init, 'checkpoint', m.printed_order, row)}",
+                          "for j in range(d):", f"    {rows}",
+                          f"        {reg} = {self.expr(c.next, 'checkpoint', m.printed_order, at_j)}"]
+            elif isinstance(c, Let) and not _free(c) & self.fam:
+                lines += [rows, f"    {reg} = {self.expr(c.expr, 'checkpoint', m.printed_order, row)}"]
+            else:
+                raise TypeError("step kernel: a checkpoint row mean's per-coordinate intermediate: declare a Reduce")
+            lets[c.name] = reg
+        row = {**self.row_names(names, "i"), **lets}
+        acc = {q: code_name("s", q) for q in m.names}
+        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        lines += [f"{acc[q]} = {start}" for q in m.names] + [rows]
+        lines += [f"    {acc[q]} = {acc[q]} + {self.expr(e, 'checkpoint', m.printed_order, row)}"
+                  for q, e in zip(m.names, m.exprs)]
+        if m.mean:
+            lines += [f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names]
+        return lines
