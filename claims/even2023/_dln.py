@@ -25,6 +25,7 @@ import mpmath
 import numpy as np
 from numba import njit
 
+from ._dln_sgd_step import run_sgd_lanes_declared
 from ._dln_step import run_gd_lanes
 from ._problems import (BLOWN_UP, CONVERGED, HIT_PM1, OUTCOMES, STALLED, Problem,  # noqa: F401 (re-exported)
                         batch_curvatures, e1_problem, e3_problem, l1_interpolator, sparse_problem)
@@ -342,7 +343,7 @@ CONVERGED_CODE, STALLED_CODE, BLOWN_CODE, HIT_CODE = CONVERGED, STALLED, BLOWN_U
 def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None,
               seeds: Sequence[int] | int = 0, max_steps: int = 100_000, tol_rel: float = 1e-20,
               check_every: int | None = None, n_snap: int = 24, window: int = 64,
-              gd_engine: str = "declared") -> Lanes:
+              gd_engine: str = "declared", sgd_engine: str = "pool") -> Lanes:
     """Run one float64 lane per stepsize (constant γ) with the given batch seeds.
 
     Stops a lane when L(β_K) ≤ tol_rel·L(β_0) (spec §0.6: 1e−20 by default). Full-batch GD (b ≥ n,
@@ -364,11 +365,18 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
     1.07× before its rare branch got the copy without it); bench ``even2023.dln_gd_step``, declared
     over hand-written speed: one lane at E1 (d = 30) 1.00, 8 lanes 1.00, 128 lanes 0.97; E3 (d = 10)
     1.36-1.44. The hand-written kernel stays as the oracle of the tests and the bench's baseline.
+
+    ``sgd_engine="declared"`` runs the SGD lanes on the declared step kernel of :mod:`._dln_sgd_step`
+    (mini-batch rows of the step-kernel engine), bit for bit the pool's (tests/test_dln_sgd_step.py; and
+    each of the 15 SGD calls of fact6 at the full budget, recorded and replayed). It takes ~1.5× the
+    pool's time on those calls (43.0 s against 29.1 s on the 2-core EPYC), so the pool stays the default.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)
     if gd_engine not in ("hand", "declared"):
         raise ValueError(f"gd_engine must be 'hand' or 'declared', got {gd_engine!r}")
+    if sgd_engine not in ("pool", "declared"):
+        raise ValueError(f"sgd_engine must be 'pool' or 'declared', got {sgd_engine!r}")
     if b >= problem.n and gd_engine == "declared":  # the default
         return Lanes(gammas, b, **run_gd_lanes(problem, gammas, max_steps=int(max_steps),
                                                tol_rel=float(tol_rel), n_snap=int(n_snap),
@@ -395,9 +403,12 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
                  else np.asarray(seeds, np.int64))
     if check_every is None:
         check_every = max(1, problem.n // max(b, 1))
-    out = run_sgd_lanes(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
-                        seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
-                        int(n_snap), int(window), batch_curvatures(problem.X, b))
+    if int(check_every) < 1:
+        raise ValueError(f"check_every must be a positive number of steps, got {check_every}")
+    run_sgd = run_sgd_lanes_declared if sgd_engine == "declared" else run_sgd_lanes
+    out = run_sgd(np.ascontiguousarray(problem.X), problem.y, problem.alpha, gammas, b,
+                  seeds_arr % (2**32), int(max_steps), float(tol_rel), int(check_every),
+                  int(n_snap), int(window), batch_curvatures(problem.X, b))
     return Lanes(gammas, b, *out)
 
 

@@ -120,3 +120,32 @@ def bench_dln_gd_step() -> dict:
         out.update({f"{label}_declared_rate": best["declared"], f"{label}_handwritten_rate": best["hand"],
                     f"{label}_ratio": best["declared"] / best["hand"]})
     return {"value": min(out["E1_ratio"], out["E3_ratio"]), **out, "lanes": 128, "steps_per_lane": 4000}
+
+
+@benchmark("even2023.dln_sgd_step", unit="x pool", target=1.0,
+           description="mini-batch SGD on the diagonal linear network, one thread, CPU time: the declared step "
+                       "kernel (_dln_sgd_step, run_lanes(sgd_engine='declared')) over the lane pool "
+                       "(_sgd_lanes, the default), the same bits; E1 (n=20, d=30) b = 1: 32 lanes (4 step sizes x "
+                       "8 seeds) x 20000 steps and 8 lanes near the stability threshold x 40000 steps (fact6's "
+                       "bisection rounds); E3 (n=5, d=10) b = 2: 32 lanes x 20000 steps; value: the smallest "
+                       "ratio (target 1: no loss of speed)")
+def bench_dln_sgd_step() -> dict:
+    from claims.even2023._dln import e1_problem, e3_problem, run_lanes
+
+    out: dict = {}
+    for label, problem, b, gammas, steps in (
+            ("E1_b1_32", e1_problem(0), 1, np.repeat([0.02, 0.05, 0.1, 0.2], 8), 20000),
+            ("E1_b1_8", e1_problem(0), 1, np.linspace(0.4365, 0.4562, 8), 40000),
+            ("E3_b2_32", e3_problem(0), 2, np.repeat([0.02, 0.05, 0.1, 0.2], 8), 20000)):
+        seeds = np.arange(len(gammas)) % 8
+        kw = dict(b=b, seeds=seeds, max_steps=steps, tol_rel=1e-16)
+        run_lanes(problem, gammas, **{**kw, "max_steps": 5}, sgd_engine="declared")  # compile or load
+        best = {"declared": 0.0, "pool": 0.0}
+        for _ in range(3):  # interleaved, best of three, CPU time of this (single) thread
+            for name in best:
+                t = time.process_time()
+                done = int(run_lanes(problem, gammas, **kw, sgd_engine=name).steps.sum())
+                best[name] = max(best[name], done / (time.process_time() - t))
+        out.update({f"{label}_declared_rate": best["declared"], f"{label}_pool_rate": best["pool"],
+                    f"{label}_ratio": best["declared"] / best["pool"]})
+    return {"value": min(v for k, v in out.items() if k.endswith("_ratio")), **out}

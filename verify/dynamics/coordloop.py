@@ -48,6 +48,7 @@ from sympy.logic.boolalg import Boolean
 
 from . import stepseries
 from .batchrows import BatchRowItems
+from .coordpark import ParkedSlots
 from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
 from .stepitems import reads as _free
@@ -74,7 +75,7 @@ def _is_bool(expr) -> bool:
     return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
 
 
-class CoordinateItems(RareUpdateItems, BatchRowItems):
+class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
 
     def coord_init(self) -> None:
@@ -209,29 +210,6 @@ class CoordinateItems(RareUpdateItems, BatchRowItems):
             gate = f"go = N[{go}, b] != 0"
             lines = [line.replace(gate, "go = True") for line in lines]
         (self.post if post else self.pre).extend(lines)
-
-    ungated_post = True  # the blocks after the vector loop step every slot (see parked_slots)
-    post_go_row = None
-
-    def parked_slots(self) -> tuple[list[str], list[str]]:
-        """The blocks after the vector loop step every slot of the block, as if it stepped: branch-free
-        updates without a select per slot and quantity (the diagonal network's SGD at d = 30: a select
-        on ``go`` per State cost ~20% of its step). A slot that does not step at this sweep (stopped,
-        at its budget, empty) is parked: the per-coordinate rows those blocks write (the parameters
-        and States) are copied to ``SV`` before them and back after the scalar pass (whose RareUpdates
-        may be flagged for it too), so it leaves the sweep as it came; its discarded step is one step
-        from a state of its own, so it never accumulates (subnormal or non-finite values). Returns
-        the lines before the blocks and after the scalar pass (relative indent)."""
-        if self.post_go_row is None:
-            return [], []
-        rows = sorted(self.cr[q] for q in (*self.written, *self.written_states))
-        self.parked_rows = len(rows)
-        go = self.post_go_row
-        save = [f"SV[{m}, j, b] = {self.cell(r)}" for m, r in enumerate(rows)]
-        back = [f"{self.cell(r)} = SV[{m}, j, b]" for m, r in enumerate(rows)]
-        head = ["for b in range(w):  # slots that do not step: their rows kept aside", f"    if N[{go}, b] == 0:",
-                "        for j in range(d):"]
-        return head + ["            " + x for x in save], head + ["            " + x for x in back]
 
     def coordinate_loop(self, n, items, scalars: dict, go_row, plain: list | None = None) -> list[str]:
         """``for j: for b:`` around ``items``, with the Reduces' initial values and the RareUpdates'

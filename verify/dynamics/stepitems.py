@@ -243,7 +243,12 @@ class Checkpoint:
     there, those before the checkpoint too — a rule before it that reads a State the checkpoint
     writes sees the new value (unlike a plain loop, which would not re-test it), so declare such a
     rule after the checkpoint. For costly, rare checks — a value and stall test every ``check_every``
-    steps — that the vector loop should not pay on every step."""
+    steps — that the vector loop should not pay on every step.
+
+    A checkpoint that is the first before-rule and reads no prelude quantity is decided before the
+    vector loop instead (the same items and outcomes, in the same order): a lane that passes it steps in
+    the same sweep, with no sweep idled per check. In a kernel with per-coordinate quantities its
+    RowMean may hold a :class:`Reduce` over the coordinates (the full loss, :mod:`.batchrows`)."""
     where: Any
     items: tuple
     stop: tuple

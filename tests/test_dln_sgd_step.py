@@ -1,0 +1,107 @@
+"""Mini-batch SGD on the diagonal network as a declared step kernel (claims/even2023/_dln_sgd_step.py)
+gives every field of the lane pool (claims/even2023/_sgd_lanes.py, the oracle) bit for bit.
+
+The lanes cover every outcome (converged, stalled, blown_up, hit_pm1), batches of 1, 2 and 3 rows,
+d = 10 and 30, more lanes than a block holds (lanes enter as others leave, so their checks fall on
+different sweeps and slots sit parked while others step), budgets that are not multiples of the check
+period, and the budget's end deciding by the final loss. The engine's mini-batch features
+(verify/dynamics/batchrows.py) refuse what they cannot print or run."""
+import numpy as np
+import pytest
+import sympy as sp
+
+from claims.even2023 import _dln, _dln_sgd_step, _sgd_lanes
+from test_even2023_sgd_lanes import _hit_gamma
+from verify.dynamics.stepitems import Let, RowMean
+
+FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
+          "bounces", "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv")
+
+
+def _both(p, gammas, seeds, b, max_steps, tol_rel, check_every=None):
+    kw = dict(b=b, seeds=seeds, max_steps=max_steps, tol_rel=tol_rel, check_every=check_every)
+    pool = _dln.run_lanes(p, gammas, **kw)
+    declared = _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
+    for f in FIELDS:
+        x, y = np.asarray(getattr(pool, f)), np.asarray(getattr(declared, f))
+        if f == "sum_grad_curv" and b > 1:  # NaN by design for b > 1 (eq10.batch): which NaN is the CPU's
+            both = np.isnan(x) & np.isnan(y)
+            x, y = np.where(both, 0.0, x), np.where(both, 0.0, y)
+        assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes(), f
+    return pool
+
+
+@pytest.mark.parametrize("b, max_steps", [(1, 500), (2, 700), (3, 500)])
+def test_declared_sgd_is_the_pool_bit_for_bit(b, max_steps):
+    """70 lanes, more than a block's 64 slots, check_every = 7 (not dividing the budget for b = 1, 3)."""
+    p = _dln.e3_problem(0)
+    gammas = list(np.geomspace(0.002, 3.0, 66)) + [0.5, 0.5, 0.5, 0.5]
+    seeds = [i % 5 for i in range(70)]
+    if b == 1:
+        gammas[-1], seeds[-1] = _hit_gamma(p, 5), 5
+    pool = _both(p, gammas, seeds, b, max_steps, 1e-6, 7)
+    outcomes = set(pool.status.tolist())
+    assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= outcomes
+    assert b != 1 or _dln.HIT_PM1 in outcomes
+
+
+def test_declared_sgd_at_d30_near_the_stability_threshold():
+    """E1 (d = 30) around γ̃_max, where the steps' |s_j| reach 0.05 (the logs' branch) and lanes bounce."""
+    p = _dln.e1_problem(0)
+    pool = _both(p, np.linspace(0.3, 0.5, 12), np.arange(12) % 3, 1, 3000, 1e-10)
+    assert float(pool.max_abs_s.max()) >= 0.05
+
+
+@pytest.mark.parametrize("max_steps, check_every", [(0, 7), (1, 7), (64, 1), (3, 10)])
+def test_short_budgets(max_steps, check_every):
+    _both(_dln.e3_problem(0), [0.1, 0.5, 2.5], [1, 2, 1], 2, max_steps, 1e-6, check_every)
+
+
+def test_a_stalled_lane_whose_final_loss_meets_the_tolerance_converges():
+    """check_every above the budget: no check after step 0, the loss at the budget decides."""
+    p = _dln.e3_problem(0)
+    gammas, seeds = [0.05, 0.1, 0.2, 0.3], [1, 2, 3, 4]
+    first = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=300, tol_rel=0.0, check_every=1000)
+    tol = float(np.median(first.final_loss / first.first_loss))
+    pool = _both(p, gammas, seeds, 1, 300, tol, 1000)
+    assert {_dln.CONVERGED, _dln.STALLED} <= set(pool.status.tolist())
+
+
+def test_the_declared_engine_refuses_bad_batch_tables():
+    p = _dln.e3_problem(0)
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    from verify.dynamics.stepcompile import compiled_engine
+
+    engine = compiled_engine(k, 0)
+    d, L = p.d, 2
+    Z = np.ascontiguousarray(np.c_[p.X, p.y, _dln.batch_curvatures(p.X, 1)])
+    I = np.vstack([np.ones((2 * d, L)), np.full((1, L), 0.1), np.zeros((d, L)), np.zeros((1, L))])
+    out = (np.zeros((2, L), np.int64), np.zeros((6 * d + 5 + 24 * d, L)))
+    good = _sgd_lanes.batch_table(np.arange(2), p.n, 1, 5)
+    rest = (5, 7, 0.0, 1.0, p.n, 1)
+    with pytest.raises(ValueError, match="int32"):
+        engine(np.arange(L), I, Z, good.astype(np.int64), *rest, *out)
+    with pytest.raises(ValueError, match="outside Z"):
+        engine(np.arange(L), I, Z, good + np.int32(p.n), *rest, *out)
+    I[-1, 1] = 2.0  # a slot past the table's two
+    with pytest.raises(ValueError, match="whole numbers"):
+        engine(np.arange(L), I, Z, good, *rest, *out)
+    with pytest.raises(ValueError, match="check_every"):
+        _dln.run_lanes(p, [0.1], b=1, check_every=0, sgd_engine="declared")
+    with pytest.raises(ValueError, match="sgd_engine"):
+        _dln.run_lanes(p, [0.1], b=1, sgd_engine="fast")
+
+
+def test_batch_rows_are_declared_consistently():
+    x, y = sp.symbols("x y", real=True)
+    with pytest.raises(ValueError, match="mean=False"):
+        RowMean((x,), (y,), (), batch=True)
+    from verify.dynamics.stepkernel import kernel_source
+    import dataclasses
+
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    with pytest.raises(ValueError, match="batch_slot"):
+        kernel_source(dataclasses.replace(k, batch_slot=None))
+    with pytest.raises(ValueError, match="blocked engine only"):
+        kernel_source(k, lanewise=True)
+    assert Let  # (the declarations are the engine's)

@@ -1,0 +1,77 @@
+"""The :class:`~.stepitems.Checkpoint` before-rules of a declared step kernel (:mod:`.stepkernel`): a test
+in the vector loop, and the items and stop conditions in scalar code for the flagged slots.
+
+A checkpoint's lane does not step at its sweep: the scalar pass after the vector loop evaluates its
+items (Lets, States, row means — over all rows, the full loss; in a kernel with per-coordinate
+quantities a row's Reduce over the coordinates, :mod:`.batchrows`) and then its stop conditions; if none
+holds, the pass is recorded for this step and the lane steps at the next sweep. The first before-rule,
+when it is a checkpoint that reads nothing of the prelude, is decided before the vector loop instead (the
+same code for every running slot where its condition holds): a lane that passes steps in the same
+sweep, so no sweep idles per check (~10% of the diagonal network's SGD step at check_every = 20).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from .stepitems import T, Checkpoint, Let, RowMean, State, reads
+from .stepprint import _IND, code_name
+
+
+class CheckpointItems:
+    """Methods of :class:`verify.dynamics.stepkernel._Builder` for checkpoints."""
+
+    def checkpoint(self, j: int, item: Checkpoint, earlier: str) -> str:
+        """The vector loop's test of checkpoint ``j`` (a flag for the scalar pass, which runs its items
+        and stop conditions, or records that it passed at this t) — returns the local that holds it."""
+        rp, rf = self.nrow(("passed", j)), self.nrow(("checkpoint", j))
+        self.loads_i.append((rp, -1))
+        self.flags.append(rf)
+        here = f"v_check{j}"
+        self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
+                      f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
+        snames = {T: "N[2, b]", **{s: code_name("c", s) for s in self.k.constants}, **self.state_rows}
+        snames.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
+        own = {i.name for i in item.items if isinstance(i, Let)}
+        own |= {q for i in item.items if isinstance(i, RowMean) for q in (*i.names, *(c.name for c in i.lets))}
+        own |= set(self.k.data)
+        free = set()
+        for i in item.items:
+            free |= reads(i.expr) if isinstance(i, Let) else reads(i.next) if isinstance(i, State) else reads(i)
+        for c, _ in item.stop:
+            free |= sp.sympify(c).free_symbols
+        # prelude quantities: stashed (per-coordinate ones are read from their rows, .batchrows)
+        stashed = sorted(free - own - set(snames) - self.fam, key=lambda q: q.name)
+        for q in stashed:
+            if q not in self.names:
+                raise ValueError(f"step kernel: checkpoint uses {q}, not declared before it")
+            rs = self.frow(("stash", j, q))
+            self.body.append(f"{_IND}F[{rs}, b] = {self.names[q]}")
+            snames[q] = f"F[{rs}, b]"
+        code = [f"if N[{rf}, b]:"]
+        for i in item.items:
+            if isinstance(i, Let):
+                code.append(f"    {code_name('s', i.name)} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
+                snames[i.name] = code_name("s", i.name)
+            elif isinstance(i, State):
+                code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
+            elif isinstance(i, RowMean):
+                lines = self.checkpoint_row_mean(i, snames) if self.fam else self.row_mean(i, snames, vector=False)
+                code += ["    " + line for line in lines]
+                snames.update({q: code_name("s", q) for q in i.names})
+            else:
+                raise TypeError(f"step kernel: {i!r} cannot be a checkpoint item")
+        for n, (c, o) in enumerate(item.stop):
+            code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
+                     f"        N[1, b] = {int(o)}"]
+        code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
+        if j == 0 and not stashed:  # decided before the vector loop: a lane that passes steps in this sweep
+            self.body.pop()  # (no flag: the pre-pass has recorded the pass, so the vector loop's test is false)
+            self.flags.pop()
+            where = self.expr(item.where, "checkpoint", False, snames)
+            self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (one sweep per check)",
+                                f"    if (N[1, b] == -1) & {where} & (N[{rp}, b] != N[2, b]):",
+                                *("    " + line for line in code[1:])]
+            return here
+        self.scalar += code
+        return here
+
