@@ -1,18 +1,23 @@
 """Mini-batch SGD on the diagonal network as a declared step kernel (claims/even2023/_dln_sgd_step.py)
-gives every field of the lane pool (claims/even2023/_sgd_lanes.py, the oracle) bit for bit.
+gives every field of the lane pool (claims/even2023/_sgd_lanes.py, the oracle) bit for bit — up to
+which NaN the curvature sums hold for b > 1, where they are NaN by design.
 
 The lanes cover every outcome (converged, stalled, blown_up, hit_pm1), batches of 1, 2 and 3 rows,
 d = 10 and 30, more lanes than a block holds (lanes enter as others leave, so their checks fall on
 different sweeps and slots sit parked while others step), budgets that are not multiples of the check
 period, and the budget's end deciding by the final loss. The engine's mini-batch features
 (verify/dynamics/batchrows.py) refuse what they cannot print or run."""
+import dataclasses
+
 import numpy as np
 import pytest
 import sympy as sp
 
 from claims.even2023 import _dln, _dln_sgd_step, _sgd_lanes
 from test_even2023_sgd_lanes import _hit_gamma
-from verify.dynamics.stepitems import Let, RowMean
+from verify.dynamics.stepcompile import compiled_engine
+from verify.dynamics.stepitems import T, Reduce, RowMean
+from verify.dynamics.stepkernel import kernel_source
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
           "bounces", "final_loss", "first_loss", "gain_snapshots", "loss_window", "sum_grad_curv")
@@ -69,10 +74,7 @@ def test_a_stalled_lane_whose_final_loss_meets_the_tolerance_converges():
 
 def test_the_declared_engine_refuses_bad_batch_tables():
     p = _dln.e3_problem(0)
-    k = _dln_sgd_step.dln_sgd_kernel(24)
-    from verify.dynamics.stepcompile import compiled_engine
-
-    engine = compiled_engine(k, 0)
+    engine = compiled_engine(_dln_sgd_step.dln_sgd_kernel(24), 0)
     d, L = p.d, 2
     Z = np.ascontiguousarray(np.c_[p.X, p.y, _dln.batch_curvatures(p.X, 1)])
     I = np.vstack([np.ones((2 * d, L)), np.full((1, L), 0.1), np.zeros((d, L)), np.zeros((1, L))])
@@ -96,12 +98,42 @@ def test_batch_rows_are_declared_consistently():
     x, y = sp.symbols("x y", real=True)
     with pytest.raises(ValueError, match="mean=False"):
         RowMean((x,), (y,), (), batch=True)
-    from verify.dynamics.stepkernel import kernel_source
-    import dataclasses
-
     k = _dln_sgd_step.dln_sgd_kernel(24)
     with pytest.raises(ValueError, match="batch_slot"):
         kernel_source(dataclasses.replace(k, batch_slot=None))
     with pytest.raises(ValueError, match="blocked engine only"):
         kernel_source(k, lanewise=True)
-    assert Let  # (the declarations are the engine's)
+    with pytest.raises(ValueError, match="b = 1 only"):
+        _dln_sgd_step.run_sgd_lanes_declared(np.eye(3), np.ones(3), np.ones(3), [0.1], 2, [0], 5, 0.0, 1, 24,
+                                             64, np.ones((3, 2)))
+
+
+def test_a_checkpoint_reading_parameters_is_decided_before_the_vector_loop():
+    """A checkpoint sum reading the parameter u itself (not the row let β): fine as the first
+    before-rule (decided before the step, the parameters as they are); refused behind another rule,
+    where the scalar pass would read a slot that did not step after its discarded step (.coordpark)."""
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    check = k.stop.before[0]
+    u, x, y, rf = sp.symbols("u x y rf", real=True)
+    loss = check.items[0]
+    reads_u = dataclasses.replace(check, items=(
+        dataclasses.replace(loss, lets=(Reduce(rf, -y, rf + x * u),)), *check.items[1:]))
+    first = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=(reads_u,)))
+    assert "checkpoint, before the step" in kernel_source(first)
+    behind = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=((T < 0, 1), reads_u)))
+    with pytest.raises(ValueError, match="decided before the vector loop"):
+        kernel_source(behind)
+    # the kernel's own checkpoint (reading the row let β) behind another rule: decided in the scalar pass
+    late = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=((T < 0, 1), check)))
+    assert "checkpoint, before the step" not in kernel_source(late)
+
+
+def test_seed_groups_of_their_own_tables_change_no_bit(monkeypatch):
+    """Seeds whose tables do not fit together run in one engine call per group: the same bits."""
+    p = _dln.e3_problem(0)
+    gammas, seeds = np.linspace(0.05, 1.5, 9), np.arange(9) % 4
+    ref = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=400, tol_rel=1e-8, sgd_engine="declared")
+    monkeypatch.setattr(_sgd_lanes, "TABLE_BYTES", 400 * 4 * 2)  # two seeds' tables per call
+    split = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=400, tol_rel=1e-8, sgd_engine="declared")
+    for f in FIELDS:
+        assert np.asarray(getattr(ref, f)).tobytes() == np.asarray(getattr(split, f)).tobytes(), f

@@ -7,7 +7,8 @@ slot per distinct seed, read by the engine as its batch table ``BT``):
     s_k = γ ∇L_{B_k}(β_k) = γ Σ_{i∈B_k} r_i x_i / b,   u_{k+1} = u_k − s_k ⊙ v_k,   v_{k+1} = v_k − s_k ⊙ u_k,
 
 declared with the operation order of the lane pool :func:`._sgd_lanes.sgd_lanes_kernel`, so that every
-field of :class:`._dln.Lanes` is the pool's bit for bit (tests/test_dln_sgd_step.py):
+field of :class:`._dln.Lanes` is the pool's bit for bit, up to which NaN the curvature sums hold for b > 1
+(NaN by design there; the CPU picks the NaN operand) (tests/test_dln_sgd_step.py):
 
 * one pass over the batch rows (:class:`~verify.dynamics.stepitems.RowMean` ``batch=True``, sums from
   0.0 in batch order): r_i = (…(−y_i + x_i1 β_1) …) + x_id β_d, the batch loss Σ ((0.5 r_i) r_i)/b and
@@ -35,9 +36,9 @@ from verify.dynamics.stepkernel import (T, Checkpoint, Doublings, IsFinite, Let,
                                         Reduce, RowMean, State, StepKernel, StopRule, compiled_engine)
 from verify.dynamics.stepitems import Quotient
 
-from ._dln_step import INT_FIELDS, _first_loss, coordinate_update
+from ._dln_step import INT_FIELDS, _first_loss, coordinate_update, log_alpha
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED
-from ._sgd_lanes import TABLE_BYTES, batch_table
+from ._sgd_lanes import table_groups
 
 
 @lru_cache(maxsize=None)
@@ -88,33 +89,28 @@ def dln_sgd_kernel(n_snap: int = 24) -> StepKernel:
 def run_sgd_lanes_declared(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
                            lam_batch) -> tuple:
     """:func:`._sgd_lanes.run_sgd_lanes` on the declared kernel: the same arguments (but the pool size)
-    and the same tuple, bit for bit. The batch tables of the distinct seeds are drawn first, in groups
-    whose tables fit in ``TABLE_BYTES``; lanes are started by decreasing γ (the longest runs first)."""
+    and the same tuple, bit for bit (up to NaN payloads, see the module docstring). The batch tables are
+    drawn as the pool draws them (:func:`._sgd_lanes.table_groups`), one engine call per group of seeds;
+    lanes are started by decreasing γ (the longest runs first)."""
     gammas = np.asarray(gammas, float)
     seeds = np.asarray(seeds, np.int64)
     L, (n, d) = len(gammas), X.shape
-    per_seed = int(max_steps) * int(b) * 4
-    if per_seed > TABLE_BYTES:
-        raise ValueError(f"SGD lanes: one seed's batch table ({max_steps} steps × b = {b}) would take "
-                         f"{per_seed / 2**20:.0f} MiB, above {TABLE_BYTES / 2**20:.0f} MiB; "
-                         "run fewer steps per call")
+    if b > 1 and not np.isnan(lam_batch).all():
+        # the pool reads the batch's first row's λ, this kernel sums the batch rows' (the same for b = 1,
+        # and NaN either way for b > 1, where eq10.batch's curvature is not defined: batch_curvatures)
+        raise ValueError("SGD lanes: the batch curvatures are defined for b = 1 only (NaN for b > 1)")
     n_snap = int(n_snap)
     first = float(_first_loss(np.ascontiguousarray(y), n))  # as the pool's L0
     Z = np.ascontiguousarray(np.c_[X, y, lam_batch])
     out_i, out_f = np.zeros((2, L), np.int64), np.zeros((6 * d + 5 + n_snap * d, L))
-    distinct = np.unique(seeds)
-    group = max(1, TABLE_BYTES // max(per_seed, 1))
-    by_gamma = np.argsort(-gammas, kind="stable")
     engine = compiled_engine(dln_sgd_kernel(n_snap), 0)
     u0 = np.sqrt(2.0) * alpha
-    ln_alpha = np.log(alpha)
-    for g0 in range(0, len(distinct), group):
-        these = distinct[g0:g0 + group]
-        lanes = by_gamma[np.isin(seeds[by_gamma], these)]
-        BT = batch_table(these, n, int(b), max(int(max_steps), 1))
+    ln_alpha = log_alpha(np.ascontiguousarray(alpha, float))
+    # (a table of at least one step: the engine refuses an empty one; no lane reads it at max_steps = 0)
+    for these, lanes, BT in table_groups(gammas, seeds, n, b, max_steps, max(int(max_steps), 1)):
         I = np.vstack([np.repeat(u0[:, None], L, 1), np.zeros((d, L)), gammas[None, :],
-                       np.repeat(ln_alpha[:, None], L, 1), np.searchsorted(these, seeds)[None, :].astype(float)])
-        I[-1, ~np.isin(seeds, these)] = 0.0  # lanes of other groups: not run here
+                       np.repeat(ln_alpha[:, None], L, 1), np.zeros((1, L))])
+        I[-1, lanes] = np.searchsorted(these, seeds[lanes])  # the lane's slot in this group's table
         engine(np.ascontiguousarray(lanes), I, Z, BT, int(max_steps), int(check_every), float(tol_rel) * first,
                first, n, int(b), out_i, out_f)
     f = {name: out_f[j * d:(j + 1) * d].T.copy() for j, name in enumerate(("u", "v", "ln_ap", "ln_am", "gain",

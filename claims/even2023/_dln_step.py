@@ -153,7 +153,8 @@ def coordinate_update(s, ma, u, v, un, vn, ln_alpha) -> tuple[PerCoordinate, tup
         # 3, 5 or 7 terms per step, as _lanes_kernel: |s_j| <= max_j |s_j| = ma (bitwise the 7-term sums)
         TruncatedSeries(partial_sums, ma * ma, counts=(3, 5)),
         # by the halves q_±/2 = ev ± od: the bits of 0.5·q_± and 0.5·(q_+ + q_−), with fewer operations
-        # (_qseries.q_halves' proof; where |s_j| >= 0.05 or NaN the RareUpdate rewrites these States)
+        # (_qseries.q_halves' proof, for |s_j| < 0.05; where |s_j| >= 0.05 the RareUpdate rewrites these
+        # States; a NaN s_j keeps the series, NaN either way)
         State(lp, ln_alpha, lp - hp), State(lm, ln_alpha, lm - hm),
         State(gain, 0.0, gain + qs), State(s2, 0.0, s2 + s ** 2),  # Σ_k s_k²
         # |s| >= 0.05: the logs of _qpm instead of the series, in the scalar pass (sympy prints the
@@ -174,6 +175,13 @@ def _first_loss(y, n):
     return 0.5 * np.sum(y * y) / n  # as _lanes_kernel computes L(β₀)
 
 
+@njit(cache=True)
+def log_alpha(alpha):
+    """ln α as the compiled kernels take it (numba's log; numpy's own vector log may differ by an ulp on
+    some CPUs)."""
+    return np.log(alpha)
+
+
 def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel: float = 1e-20,
                  n_snap: int = 24, window: int = 64, lanewise_below: int = LANEWISE_BELOW) -> dict:
     """Full-batch GD lanes (one per constant γ) from (u₀, v₀) = (√2 α, 0) on the declared step kernel:
@@ -186,7 +194,7 @@ def run_gd_lanes(problem: Problem, gammas, *, max_steps: int = 100_000, tol_rel:
     n, d = problem.n, problem.d
     L = len(gammas)
     u0 = np.sqrt(2.0) * problem.alpha  # as _lanes_kernel: math.sqrt(2.0) * alpha
-    ln_alpha = np.log(problem.alpha)
+    ln_alpha = log_alpha(np.ascontiguousarray(problem.alpha, float))
     I = np.vstack([np.repeat(u0[:, None], L, 1), np.zeros((d, L)), gammas[None, :],
                    np.repeat(ln_alpha[:, None], L, 1)])
     Z = np.ascontiguousarray(np.c_[problem.X, problem.y])

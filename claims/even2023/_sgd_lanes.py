@@ -27,7 +27,7 @@ series sums 1, 2, 3, 5 or 7 terms (the pool's largest :func:`._qseries.series_te
 3, 5 or 7 on fact6's SGD calls, the same bits.
 
 The same SGD is declared on the step-kernel engine in :mod:`._dln_sgd_step` (bit for bit this pool's
-results, tests/test_dln_sgd_step.py), at ~0.64-0.88x this pool's speed (bench even2023.dln_sgd_step), so
+results up to which NaN the curvature sums hold for b > 1, tests/test_dln_sgd_step.py), at ~0.64-0.88x this pool's speed (bench even2023.dln_sgd_step), so
 this pool is :func:`._dln.run_lanes`' default and the declared kernel's oracle.
 
 Stopping (per lane): every ``check_every`` steps the full loss L(β_k) — ``blown_up`` if not finite or
@@ -529,37 +529,44 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
     return OUT_D, OUT_S, OUT_I, FIRST, SNAP
 
 
-def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
-                  lam_batch, pool=POOL):
-    """The SGD lanes (b < n) of :func:`._dln.run_lanes`, in the order of the fields of
-    :class:`._dln.Lanes` after ``gammas`` and ``b`` (GD's bounces are 0 and its loss window NaN here).
-
-    The batch tables of the distinct seeds are drawn first, in groups of seeds whose tables fit in
-    ``TABLE_BYTES`` (4 bytes per row and step; a single seed needing more is refused: draw fewer steps
-    per call). Lanes enter the pool by decreasing γ. Where they enter changes no result (each lane's
-    arithmetic is its own); it is scheduling: the runs near the stability threshold are the longest
-    (they stall or converge slowly), and started first they keep the pool full instead of running on
-    alone at the end."""
-    gammas = np.asarray(gammas, float)
+def table_groups(gammas, seeds, n: int, b: int, max_steps: int, steps_drawn: int | None = None):
+    """The batch tables of the distinct seeds, in groups of seeds whose tables fit in ``TABLE_BYTES``
+    (4 bytes per row and step; a single seed needing more is refused: draw fewer steps per call): yields
+    (the group's seeds, its lanes by decreasing γ, their table ``batch_table(seeds, n, b, steps_drawn)``,
+    ``max_steps`` steps unless told)."""
     seeds = np.asarray(seeds, np.int64)
-    L, (n, d) = len(gammas), X.shape
     per_seed = int(max_steps) * int(b) * 4
     if per_seed > TABLE_BYTES:
         raise ValueError(f"SGD lanes: one seed's batch table ({max_steps} steps × b = {b}) would take "
                          f"{per_seed / 2**20:.0f} MiB, above {TABLE_BYTES / 2**20:.0f} MiB; "
                          "run fewer steps per call")
+    distinct = np.unique(seeds)
+    group = max(1, TABLE_BYTES // max(per_seed, 1))
+    by_gamma = np.argsort(-np.asarray(gammas, float), kind="stable")
+    for g0 in range(0, len(distinct), group):
+        these = distinct[g0:g0 + group]
+        yield these, by_gamma[np.isin(seeds[by_gamma], these)], batch_table(
+            these, n, int(b), int(max_steps if steps_drawn is None else steps_drawn))
+
+
+def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
+                  lam_batch, pool=POOL):
+    """The SGD lanes (b < n) of :func:`._dln.run_lanes`, in the order of the fields of
+    :class:`._dln.Lanes` after ``gammas`` and ``b`` (GD's bounces are 0 and its loss window NaN here).
+
+    The batch tables of the distinct seeds are drawn first (:func:`table_groups`). Lanes enter the pool
+    by decreasing γ. Where they enter changes no result (each lane's
+    arithmetic is its own); it is scheduling: the runs near the stability threshold are the longest
+    (they stall or converge slowly), and started first they keep the pool full instead of running on
+    alone at the end."""
+    gammas = np.asarray(gammas, float)
+    L, (n, d) = len(gammas), X.shape
     OUT_D = np.zeros((_CARRIED, L, d))
     OUT_S = np.zeros((_SLOT_OUT, L))
     OUT_I = np.zeros((2, L), np.int64)
     FIRST = np.zeros(L)
     SNAP = np.zeros((L, int(n_snap), d))
-    distinct = np.unique(seeds)
-    group = max(1, TABLE_BYTES // max(per_seed, 1))
-    by_gamma = np.argsort(-gammas, kind="stable")
-    for g0 in range(0, len(distinct), group):
-        these = distinct[g0:g0 + group]
-        lanes = by_gamma[np.isin(seeds[by_gamma], these)]
-        rows = batch_table(these, n, int(b), int(max_steps))
+    for these, lanes, rows in table_groups(gammas, seeds, n, b, max_steps):
         part = sgd_lanes_kernel(X, y, alpha, gammas[lanes], np.searchsorted(these, seeds[lanes]), rows,
                                 int(max_steps), float(tol_rel), int(check_every), int(n_snap), lam_batch,
                                 int(pool))

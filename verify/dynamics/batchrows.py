@@ -13,8 +13,9 @@
   r_i = (…(−y_i + x_i0 β_0) + …) + x_{i,d−1} β_{d−1}): every row's chain at once, the rows innermost
   (``RS[c, i]``, the per-coordinate data transposed ``ZT[j, i]``, copied once per call), then each sum
   over the rows in row order — each row's chain and each sum in the declared order, as a row mean of
-  the step prints it. It reads the per-coordinate quantities at this step (the lane does not step at a
-  checkpoint): the parameters, and the row lets (β = u ⊙ v) as the step's data pass computed them.
+  the step prints it. It reads the per-coordinate quantities at this step: the row lets (β = u ⊙ v) as
+  the step's data pass computed them, and the parameters and States only when the checkpoint is decided
+  before the vector loop (:meth:`.stepcheckpoint.CheckpointItems.decided_early`).
 """
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ class BatchRowItems:
             lines += f"\n    ZB = np.zeros((BT.shape[2], Z.shape[1], {width}))  # the slots' batch rows"
         if self.full_rows:
             lines += f"\n    RS = np.zeros(({self.full_rows}, Z.shape[0]))  # a checkpoint row mean's rows"
-        if self.transposed_data:
+        if self.transposed_data and not getattr(self, "transposed", False):  # (the lane-by-lane one has it)
             lines += "\n    ZT = np.ascontiguousarray(Z[:, :d].T)  # the per-coordinate data, a row per coordinate"
         return lines
 

@@ -20,8 +20,9 @@ stays the vectorised one):
   max_j |s_j|), and the vector loop reads their Reduces; those after it run after the vector loop
   (Lets, States, RareUpdates, the next values of the per-coordinate parameters; a
   :class:`~.stepseries.TruncatedSeries` prints the loop once per term count, a RareUpdate's
-  ``absent_if`` once more without it, :mod:`.coordrare`), gated by the lane's
-  ``go`` and reading the vector loop's quantities as they were at this step (stashed);
+  ``absent_if`` once more without it, :mod:`.coordrare`), stepping every slot — the slots that do
+  not step at this sweep parked, :mod:`.coordpark` (the lane-by-lane engine gates each update by the
+  lane's ``go``) — and reading the vector loop's quantities as they were at this step (stashed);
   :class:`~.stepitems.Doublings` may sample per-coordinate States.
 
 Layout: the per-coordinate rows live in an array ``C`` of their own, one row per coordinate j holding

@@ -5,15 +5,17 @@ A checkpoint's lane does not step at its sweep: the scalar pass after the vector
 items (Lets, States, row means — over all rows, the full loss; in a kernel with per-coordinate
 quantities a row's Reduce over the coordinates, :mod:`.batchrows`) and then its stop conditions; if none
 holds, the pass is recorded for this step and the lane steps at the next sweep. The first before-rule,
-when it is a checkpoint that reads nothing of the prelude, is decided before the vector loop instead (the
-same code for every running slot where its condition holds): a lane that passes steps in the same
-sweep, so no sweep idles per check (~10% of the diagonal network's SGD step at check_every = 20).
+when it is a checkpoint that reads nothing of the prelude and writes no State read before the vector
+loop, is decided before the vector loop instead (the same code for every running slot where its
+condition holds): a lane that passes steps in the same sweep, so no sweep idles per check (~10% of the
+diagonal network's SGD step at check_every = 20). Only such a checkpoint may read per-coordinate
+parameters and States (:meth:`CheckpointItems.decided_early`).
 """
 from __future__ import annotations
 
 import sympy as sp
 
-from .stepitems import T, Checkpoint, Let, RowMean, State, reads
+from .stepitems import T, Checkpoint, Let, PerCoordinate, RowMean, State, reads
 from .stepprint import _IND, code_name
 
 
@@ -47,6 +49,8 @@ class CheckpointItems:
             rs = self.frow(("stash", j, q))
             self.body.append(f"{_IND}F[{rs}, b] = {self.names[q]}")
             snames[q] = f"F[{rs}, b]"
+        early = self.decided_early(j, item, stashed, set(snames))
+        before = dict(snames)  # the names the condition reads (the items' are not defined yet)
         code = [f"if N[{rf}, b]:"]
         for i in item.items:
             if isinstance(i, Let):
@@ -64,10 +68,10 @@ class CheckpointItems:
             code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
-        if j == 0 and not stashed:  # decided before the vector loop: a lane that passes steps in this sweep
+        if early:  # decided before the vector loop: a lane that passes steps in this sweep
             self.body.pop()  # (no flag: the pre-pass has recorded the pass, so the vector loop's test is false)
             self.flags.pop()
-            where = self.expr(item.where, "checkpoint", False, snames)
+            where = self.expr(item.where, "checkpoint", False, before)
             self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (one sweep per check)",
                                 f"    if (N[1, b] == -1) & {where} & (N[{rp}, b] != N[2, b]):",
                                 *("    " + line for line in code[1:])]
@@ -75,3 +79,27 @@ class CheckpointItems:
         self.scalar += code
         return here
 
+
+    def decided_early(self, j: int, item: Checkpoint, stashed: list, scalars: set) -> bool:
+        """Whether checkpoint ``j`` is decided before the vector loop: it is the first before-rule, its
+        condition, items and stop conditions read nothing of the prelude (no stash: ``stashed`` empty,
+        the condition's symbols in ``scalars``), and no row let, row mean or coordinate block before the
+        vector loop reads a State it writes (they run before it in the sweep). Only such a checkpoint may
+        read the per-coordinate parameters and States: the flagged one runs in the scalar pass, where a
+        slot that did not step holds its discarded step (.coordpark) until the pass has run."""
+        k = self.k
+        written = {i.name for i in item.items if isinstance(i, State)}
+        before_loop = []
+        for i in k.body:
+            if not isinstance(i, PerCoordinate):
+                break
+            before_loop.append(i)
+        early = (j == 0 and not stashed and reads(item.where) <= scalars
+                 and not written & reads((k.row_lets, k.row_means, tuple(before_loop))))
+        row_lets = {c.name for blk in k.row_lets for c in (blk.items if isinstance(blk, PerCoordinate) else (blk,))}
+        cells = (reads(item.items) & self.fam) - set(k.data) - row_lets
+        if cells and not early:
+            raise ValueError(f"step kernel: a checkpoint that reads per-coordinate parameters or States "
+                             f"({', '.join(sorted(map(str, cells)))}) must be decided before the vector loop: "
+                             "the first before-rule, reading nothing of the prelude (see decided_early)")
+        return early

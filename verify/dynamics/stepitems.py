@@ -245,10 +245,12 @@ class Checkpoint:
     rule after the checkpoint. For costly, rare checks — a value and stall test every ``check_every``
     steps — that the vector loop should not pay on every step.
 
-    A checkpoint that is the first before-rule and reads no prelude quantity is decided before the
-    vector loop instead (the same items and outcomes, in the same order): a lane that passes it steps in
-    the same sweep, with no sweep idled per check. In a kernel with per-coordinate quantities its
-    RowMean may hold a :class:`Reduce` over the coordinates (the full loss, :mod:`.batchrows`)."""
+    A checkpoint that is the first before-rule, reads no prelude quantity and writes no State that the
+    row lets, row means or coordinate blocks before the vector loop read is decided before the vector
+    loop instead (the same items and outcomes, in the same order): a lane that passes it steps in the
+    same sweep, with no sweep idled per check. In a kernel with per-coordinate quantities its RowMean
+    may hold a :class:`Reduce` over the coordinates (the full loss, :mod:`.batchrows`), reading the row
+    lets and data — and the per-coordinate parameters and States if it is decided so."""
     where: Any
     items: tuple
     stop: tuple
