@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from claims.even2023 import _dln, _dln_sgd_step, _sgd_lanes
-from test_even2023_sgd_lanes import _hit_gamma
+from test_even2023_sgd_lanes import every_outcome, stalled_lanes_meeting_the_tolerance
 from verify.dynamics.stepcompile import compiled_engine
 from verify.dynamics.stepitems import T, Reduce, RowMean
 from verify.dynamics.stepkernel import kernel_source
@@ -39,15 +39,7 @@ def _both(p, gammas, seeds, b, max_steps, tol_rel, check_every=None):
 @pytest.mark.parametrize("b, max_steps", [(1, 500), (2, 700), (3, 500)])
 def test_declared_sgd_is_the_pool_bit_for_bit(b, max_steps):
     """70 lanes, more than a block's 64 slots, check_every = 7 (not dividing the budget for b = 1, 3)."""
-    p = _dln.e3_problem(0)
-    gammas = list(np.geomspace(0.002, 3.0, 66)) + [0.5, 0.5, 0.5, 0.5]
-    seeds = [i % 5 for i in range(70)]
-    if b == 1:
-        gammas[-1], seeds[-1] = _hit_gamma(p, 5), 5
-    pool = _both(p, gammas, seeds, b, max_steps, 1e-6, 7)
-    outcomes = set(pool.status.tolist())
-    assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= outcomes
-    assert b != 1 or _dln.HIT_PM1 in outcomes
+    every_outcome(_both, b, max_steps, 70)
 
 
 def test_declared_sgd_at_d30_near_the_stability_threshold():
@@ -63,13 +55,7 @@ def test_short_budgets(max_steps, check_every):
 
 
 def test_a_stalled_lane_whose_final_loss_meets_the_tolerance_converges():
-    """check_every above the budget: no check after step 0, the loss at the budget decides."""
-    p = _dln.e3_problem(0)
-    gammas, seeds = [0.05, 0.1, 0.2, 0.3], [1, 2, 3, 4]
-    first = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=300, tol_rel=0.0, check_every=1000)
-    tol = float(np.median(first.final_loss / first.first_loss))
-    pool = _both(p, gammas, seeds, 1, 300, tol, 1000)
-    assert {_dln.CONVERGED, _dln.STALLED} <= set(pool.status.tolist())
+    stalled_lanes_meeting_the_tolerance(_both)
 
 
 def test_the_declared_engine_refuses_bad_batch_tables():

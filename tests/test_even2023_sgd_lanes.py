@@ -148,13 +148,21 @@ def _matches_the_one_lane_loop(p, gammas, seeds, b, max_steps, tol_rel, check_ev
 def test_the_pool_is_the_one_lane_loop(b, max_steps):
     """39 lanes in 32 slots (lanes enter after others leave), check_every = 7 (not dividing the
     budget for b = 1 and 3), every outcome."""
+    every_outcome(_matches_the_one_lane_loop, b, max_steps, 39)
+
+
+def every_outcome(compare, b, max_steps, lanes):
+    """``lanes`` lanes (the last three or four at γ = 0.5, five seeds; for b = 1 the last hits ±1) on E3,
+    check_every = 7; ``compare`` as in :func:`stalled_lanes_meeting_the_tolerance`; every outcome must
+    occur (also used by tests/test_dln_sgd_step.py)."""
     p = _dln.e3_problem(0)
-    gammas = list(np.geomspace(0.002, 3.0, 36)) + [0.5, 0.5, 0.5]
-    seeds = [i % 5 for i in range(39)]
+    repeats = 3 if lanes < 64 else 4
+    gammas = list(np.geomspace(0.002, 3.0, lanes - repeats)) + [0.5] * repeats
+    seeds = [i % 5 for i in range(lanes)]
     if b == 1:
         gammas[-1], seeds[-1] = _hit_gamma(p, 5), 5
-    pool = _matches_the_one_lane_loop(p, gammas, seeds, b, max_steps, 1e-6, 7)
-    outcomes = set(pool.status.tolist())
+    out = compare(p, gammas, seeds, b, max_steps, 1e-6, 7)
+    outcomes = set(out.status.tolist())
     assert {_dln.CONVERGED, _dln.STALLED, _dln.BLOWN_UP} <= outcomes
     assert b != 1 or _dln.HIT_PM1 in outcomes
 
@@ -165,14 +173,20 @@ def test_short_budgets(max_steps, check_every):
     _matches_the_one_lane_loop(p, [0.1, 0.5, 2.5], [1, 2, 1], 2, max_steps, 1e-6, check_every)
 
 
-def test_a_stalled_lane_whose_final_loss_meets_the_tolerance_converges():
-    """check_every above the budget: no check runs after step 0, the final loss decides."""
+def stalled_lanes_meeting_the_tolerance(compare):
+    """check_every above the budget: no check runs after step 0, the final loss decides; the tolerance
+    puts half the lanes below it. ``compare(p, gammas, seeds, b, max_steps, tol_rel, check_every)``
+    runs and checks the lanes and returns them (also used by tests/test_dln_sgd_step.py)."""
     p = _dln.e3_problem(0)
     gammas, seeds = [0.05, 0.1, 0.2, 0.3], [1, 2, 3, 4]
     first = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=300, tol_rel=0.0, check_every=1000)
     tol = float(np.median(first.final_loss / first.first_loss))
-    pool = _matches_the_one_lane_loop(p, gammas, seeds, 1, 300, tol, 1000)
-    assert {_dln.CONVERGED, _dln.STALLED} <= set(pool.status.tolist())
+    lanes = compare(p, gammas, seeds, 1, 300, tol, 1000)
+    assert {_dln.CONVERGED, _dln.STALLED} <= set(lanes.status.tolist())
+
+
+def test_a_stalled_lane_whose_final_loss_meets_the_tolerance_converges():
+    stalled_lanes_meeting_the_tolerance(_matches_the_one_lane_loop)
 
 
 @pytest.mark.parametrize("b", [1, 2])
