@@ -123,3 +123,12 @@ def test_seed_groups_of_their_own_tables_change_no_bit(monkeypatch):
     split = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=400, tol_rel=1e-8, sgd_engine="declared")
     for f in FIELDS:
         assert np.asarray(getattr(ref, f)).tobytes() == np.asarray(getattr(split, f)).tobytes(), f
+
+
+@pytest.mark.parametrize("run", [_sgd_lanes.run_sgd_lanes, _dln_sgd_step.run_sgd_lanes_declared])
+def test_seeds_and_stepsizes_may_be_lists(run):
+    p = _dln.e3_problem(0)
+    args = (np.ascontiguousarray(p.X), p.y, p.alpha)
+    rest = (1, [3, 4], 50, 1e-8, 5, 24, 64, _dln.batch_curvatures(p.X, 1))
+    listed, arrays = run(*args, [0.1, 0.3], *rest), run(*args, np.array([0.1, 0.3]), 1, np.array([3, 4]), *rest[2:])
+    assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(listed, arrays))

@@ -106,8 +106,7 @@ def run_sgd_lanes_declared(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, ch
     engine = compiled_engine(dln_sgd_kernel(n_snap), 0)
     u0 = np.sqrt(2.0) * alpha
     ln_alpha = log_alpha(np.ascontiguousarray(alpha, float))
-    # (a table of at least one step: the engine refuses an empty one; no lane reads it at max_steps = 0)
-    for these, lanes, BT in table_groups(gammas, seeds, n, b, max_steps, max(int(max_steps), 1)):
+    for these, lanes, BT in table_groups(gammas, seeds, n, b, max_steps):
         I = np.vstack([np.repeat(u0[:, None], L, 1), np.zeros((d, L)), gammas[None, :],
                        np.repeat(ln_alpha[:, None], L, 1), np.zeros((1, L))])
         I[-1, lanes] = np.searchsorted(these, seeds[lanes])  # the lane's slot in this group's table

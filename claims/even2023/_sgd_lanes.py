@@ -529,11 +529,12 @@ def sgd_lanes_kernel(X, y, alpha, gammas, seed_index, rows, max_steps, tol_rel, 
     return OUT_D, OUT_S, OUT_I, FIRST, SNAP
 
 
-def table_groups(gammas, seeds, n: int, b: int, max_steps: int, steps_drawn: int | None = None):
+def table_groups(gammas, seeds, n: int, b: int, max_steps: int):
     """The batch tables of the distinct seeds, in groups of seeds whose tables fit in ``TABLE_BYTES``
     (4 bytes per row and step; a single seed needing more is refused: draw fewer steps per call): yields
-    (the group's seeds, its lanes by decreasing γ, their table ``batch_table(seeds, n, b, steps_drawn)``,
-    ``max_steps`` steps unless told)."""
+    (the group's seeds, its lanes by decreasing γ, their table ``batch_table(seeds, n, b, steps)``).
+    A table has max(max_steps, 1) steps: the declared kernel's engine refuses an empty one, and no lane
+    reads step 0's rows when it may take no step."""
     seeds = np.asarray(seeds, np.int64)
     per_seed = int(max_steps) * int(b) * 4
     if per_seed > TABLE_BYTES:
@@ -545,8 +546,7 @@ def table_groups(gammas, seeds, n: int, b: int, max_steps: int, steps_drawn: int
     by_gamma = np.argsort(-np.asarray(gammas, float), kind="stable")
     for g0 in range(0, len(distinct), group):
         these = distinct[g0:g0 + group]
-        yield these, by_gamma[np.isin(seeds[by_gamma], these)], batch_table(
-            these, n, int(b), int(max_steps if steps_drawn is None else steps_drawn))
+        yield these, by_gamma[np.isin(seeds[by_gamma], these)], batch_table(these, n, int(b), max(int(max_steps), 1))
 
 
 def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,
@@ -560,6 +560,7 @@ def run_sgd_lanes(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every
     (they stall or converge slowly), and started first they keep the pool full instead of running on
     alone at the end."""
     gammas = np.asarray(gammas, float)
+    seeds = np.asarray(seeds, np.int64)
     L, (n, d) = len(gammas), X.shape
     OUT_D = np.zeros((_CARRIED, L, d))
     OUT_S = np.zeros((_SLOT_OUT, L))

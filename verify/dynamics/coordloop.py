@@ -575,7 +575,7 @@ def _move(a, b, F, N, C, d):
 
         source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
         source = re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
-        return re.sub(rf"\b{_SV}\b", str(getattr(self, "parked_rows", 1)), source)
+        return re.sub(rf"\b{_SV}\b", str(self.parked_rows), source)
 
     def coord_size(self) -> str:
         """d from the inputs' shapes."""

@@ -20,7 +20,8 @@ class ParkedSlots:
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for parking the slots that do not step."""
 
     ungated_post = True  # the blocks after the vector loop step every slot (see the module docstring)
-    post_go_row = None
+    post_go_row = None  # the go row of the first block after the vector loop (they all hold the same)
+    parked_rows = 1  # the rows a parked slot keeps aside (SV's first size; set by parked_slots)
 
     def parked_slots(self) -> tuple[list[str], list[str]]:
         """The blocks after the vector loop step every slot of the block, as if it stepped: branch-free

@@ -25,12 +25,9 @@ class CheckpointItems:
     def checkpoint(self, j: int, item: Checkpoint, earlier: str) -> str:
         """The vector loop's test of checkpoint ``j`` (a flag for the scalar pass, which runs its items
         and stop conditions, or records that it passed at this t) — returns the local that holds it."""
-        rp, rf = self.nrow(("passed", j)), self.nrow(("checkpoint", j))
+        rp = self.nrow(("passed", j))
         self.loads_i.append((rp, -1))
-        self.flags.append(rf)
         here = f"v_check{j}"
-        self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
-                      f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
         snames = {T: "N[2, b]", **{s: code_name("c", s) for s in self.k.constants}, **self.state_rows}
         snames.update({q: f"F[{self.fr[q]}, b]" for q in self.lane_rows})
         own = {i.name for i in item.items if isinstance(i, Let)}
@@ -43,15 +40,26 @@ class CheckpointItems:
             free |= sp.sympify(c).free_symbols
         # prelude quantities: stashed (per-coordinate ones are read from their rows, .batchrows)
         stashed = sorted(free - own - set(snames) - self.fam, key=lambda q: q.name)
+        early = self.decided_early(j, item, stashed, set(snames))
+        self.check_cell_reads(item, early)
+        if early:  # the pre-pass has recorded the pass or stopped the lane: the vector loop's test is false
+            self.body.append(f"{_IND}{here} = False")
+        else:
+            rf = self.nrow(("checkpoint", j))
+            self.flags.append(rf)
+            self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
+                          f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
         for q in stashed:
             if q not in self.names:
                 raise ValueError(f"step kernel: checkpoint uses {q}, not declared before it")
             rs = self.frow(("stash", j, q))
             self.body.append(f"{_IND}F[{rs}, b] = {self.names[q]}")
             snames[q] = f"F[{rs}, b]"
-        early = self.decided_early(j, item, stashed, set(snames))
-        before = dict(snames)  # the names the condition reads (the items' are not defined yet)
-        code = [f"if N[{rf}, b]:"]
+        # the slots it runs for: those whose flag the vector loop set, or (decided before the vector loop)
+        # the running ones where its condition holds and that have not passed it at this step
+        head = (f"if (N[1, b] == -1) & {self.expr(item.where, 'checkpoint', False, snames)} & (N[{rp}, b] != N[2, b]):"
+                if early else f"if N[{rf}, b]:")
+        code = [head]
         for i in item.items:
             if isinstance(i, Let):
                 code.append(f"    {code_name('s', i.name)} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
@@ -69,24 +77,17 @@ class CheckpointItems:
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
         if early:  # decided before the vector loop: a lane that passes steps in this sweep
-            self.body.pop()  # (no flag: the pre-pass has recorded the pass, so the vector loop's test is false)
-            self.flags.pop()
-            where = self.expr(item.where, "checkpoint", False, before)
             self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (one sweep per check)",
-                                f"    if (N[1, b] == -1) & {where} & (N[{rp}, b] != N[2, b]):",
-                                *("    " + line for line in code[1:])]
-            return here
-        self.scalar += code
+                                *("    " + line for line in code)]
+        else:
+            self.scalar += code
         return here
-
 
     def decided_early(self, j: int, item: Checkpoint, stashed: list, scalars: set) -> bool:
         """Whether checkpoint ``j`` is decided before the vector loop: it is the first before-rule, its
         condition, items and stop conditions read nothing of the prelude (no stash: ``stashed`` empty,
         the condition's symbols in ``scalars``), and no row let, row mean or coordinate block before the
-        vector loop reads a State it writes (they run before it in the sweep). Only such a checkpoint may
-        read the per-coordinate parameters and States: the flagged one runs in the scalar pass, where a
-        slot that did not step holds its discarded step (.coordpark) until the pass has run."""
+        vector loop reads a State it writes (they run before it in the sweep)."""
         k = self.k
         written = {i.name for i in item.items if isinstance(i, State)}
         before_loop = []
@@ -94,12 +95,17 @@ class CheckpointItems:
             if not isinstance(i, PerCoordinate):
                 break
             before_loop.append(i)
-        early = (j == 0 and not stashed and reads(item.where) <= scalars
-                 and not written & reads((k.row_lets, k.row_means, tuple(before_loop))))
+        return (j == 0 and not stashed and reads(item.where) <= scalars
+                and not written & reads((k.row_lets, k.row_means, tuple(before_loop))))
+
+    def check_cell_reads(self, item: Checkpoint, early: bool) -> None:
+        """Only a checkpoint decided before the vector loop may read the per-coordinate parameters and
+        States: one decided in the scalar pass would read, for a slot that did not step, the discarded
+        step it holds until that pass has run (.coordpark). The row lets and the data are safe."""
+        k = self.k
         row_lets = {c.name for blk in k.row_lets for c in (blk.items if isinstance(blk, PerCoordinate) else (blk,))}
         cells = (reads(item.items) & self.fam) - set(k.data) - row_lets
         if cells and not early:
             raise ValueError(f"step kernel: a checkpoint that reads per-coordinate parameters or States "
                              f"({', '.join(sorted(map(str, cells)))}) must be decided before the vector loop: "
                              "the first before-rule, reading nothing of the prelude (see decided_early)")
-        return early
