@@ -32,12 +32,12 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from verify.dynamics.stepkernel import (T, Checkpoint, Doublings, IsFinite, Let, MaxOf, MaxWhere, PerCoordinate,
-                                        Reduce, RowMean, State, StepKernel, StopRule, compiled_engine)
+from verify.dynamics.stepkernel import (T, Checkpoint, IsFinite, Let, PerCoordinate, Reduce, RowMean, State,
+                                        StepKernel, StopRule, compiled_engine)
 from verify.dynamics.stepitems import Quotient
 
-from ._dln_step import INT_FIELDS, _first_loss, coordinate_update, log_alpha
-from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED
+from ._dln_step import INT_FIELDS, _first_loss, log_alpha, observed_step
+from ._problems import BLOWN_UP, CONVERGED, STALLED
 from ._sgd_lanes import table_groups
 
 
@@ -50,24 +50,15 @@ def dln_sgd_kernel(n_snap: int = 24) -> StepKernel:
     y, lam0, lam1, gamma, slot, r, hr, lt = sp.symbols("y lam0 lam1 gamma slot r hr lt", real=True)
     lb, lam_b0, lam_b1, loss_tol, first_loss = sp.symbols("lb lam_b0 lam_b1 loss_tol first_loss", real=True)
     max_steps, check_every, n, nb = sp.symbols("max_steps check_every n nb", integer=True)
-    rf, ss, half, full, final_loss, m_s, ma = sp.symbols("rf ss half full final_loss max_abs_s ma", real=True)
-    sum_loss, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
-        "sum_loss two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
-    hit, hit_any, blown = sp.symbols("hit hit_any blown")
+    rf, ss, half, full, final_loss, sum_loss = sp.symbols("rf ss half full final_loss sum_loss", real=True)
 
     # the batch pass: r_i over j ascending, Σ ((0.5 r) r)/b, G_j = Σ (r x_j)/b, the rows' λ (b = 1: its own)
     batch = RowMean((lb, G, lam_b0, lam_b1), (Quotient(lt, nb), Quotient(r * x, nb), lam0, lam1),
                     (Reduce(r, -y, r + x * beta), Let(hr, 0.5 * r), Let(lt, hr * r)), mean=False, batch=True)
-    steps = PerCoordinate((Let(s, gamma * G),
-                           Reduce(ma, 0.0, MaxOf(ma, sp.Abs(s))),
-                           Reduce(hit, False, hit | sp.Eq(s, 1) | sp.Eq(s, -1))))
-    update, (lp, lm, gain, s2) = coordinate_update(s, ma, u, v, un, vn, ln_alpha)
-    body = (steps, MaxWhere(m_s, ma), Let(hit_any, hit), Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120)),
-            State(sum_loss, 0.0, sum_loss + lb),
-            # Σ_k 2γ² λ L_{B_k}(β_k), multiplied left to right as the pool's CURV
-            Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lam_b0), Let(c1, g2g * lam_b1),
-            State(curv0, 0.0, curv0 + c0 * lb), State(curv1, 0.0, curv1 + c1 * lb),
-            update, Doublings("gain_snapshots", (gain,), n_snap))  # Gain^{(2^j)} (obs1)
+    # s_j = γ G_j, then the step and its observers as GD's (Σ_k 2γ² λ L_{B_k}, λ the batch rows'), and
+    # Σ_k L_{B_k}(β_k)
+    step = observed_step((Let(s, gamma * G),), s, gamma, lb, (lam_b0, lam_b1), u, v, un, vn, ln_alpha, n_snap)
+    body = (*step.body, State(sum_loss, 0.0, sum_loss + lb))
     at_budget = T >= max_steps
     check = Checkpoint(
         sp.Eq(sp.Mod(T, check_every), 0) | at_budget,
@@ -80,10 +71,9 @@ def dln_sgd_kernel(n_snap: int = 24) -> StepKernel:
         constants=(max_steps, check_every, loss_tol, first_loss, n, nb), calls=(), data=(x, y, lam0, lam1),
         row_means=(batch,), row_lets=(PerCoordinate((Let(beta, u * v),)),), batch_slot=slot,
         coordinates=(u, v, ln_alpha, x), body=body,
-        stop=StopRule(before=(check,), after=((hit_any, HIT_PM1), (blown, BLOWN_UP))),
-        int_outputs=INT_FIELDS,
-        float_outputs=(*(q.name for q in (u, v, lp, lm, gain, s2)), final_loss.name, m_s.name,
-                       sum_loss.name, curv0.name, curv1.name, *(f"gain_snapshots_{p}_0" for p in range(n_snap))))
+        stop=StopRule(before=(check,), after=step.after), int_outputs=INT_FIELDS,
+        float_outputs=(*step.carried, final_loss.name, step.max_abs_s, sum_loss.name, *step.curvature_sums,
+                       *step.gain_snapshots))
 
 
 def run_sgd_lanes_declared(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
@@ -99,12 +100,10 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
     u, v, un, vn, x, ln_alpha, beta, G, g, s = sp.symbols("u v un vn x ln_alpha beta G g s", real=True)
     y, gamma, loss_tol, r = sp.symbols("y gamma loss_tol r", real=True)
     max_steps, n = sp.Symbol("max_steps", integer=True), sp.Symbol("n", integer=True)
-    ss, half, loss, final_loss, m_s, ma = sp.symbols("ss half loss final_loss max_abs_s ma", real=True)
-    sum_loss, prev = sp.symbols("sum_loss prev_loss", real=True)
+    ss, half, loss, final_loss = sp.symbols("ss half loss final_loss", real=True)
+    sum_loss, prev, lam_min, lam_max = sp.symbols("sum_loss prev_loss lam_min lam_max", real=True)
     bounces = sp.Symbol("bounces", integer=True)
-    hit, bad, rec, hit_any, blown = sp.symbols("hit bad rec hit_any blown")
-    lam_min, lam_max, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
-        "lam_min lam_max two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
+    bad, rec = sp.symbols("bad rec")
 
     # one pass over the rows: r_i = (…((−y_i + x_i1 β_1) + x_i2 β_2) …) + x_id β_d, Σ_i r_i², G_j = Σ_i r_i x_ij
     sums = RowMean((ss, G), (r ** 2, r * x), (Reduce(r, -y, r + x * beta),), mean=False)
@@ -117,27 +116,50 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
                CountWhere(bounces, rec & (loss > prev)),
                State(prev, math.inf, loss, where=rec),
                Window("loss_window", loss, window, rec))
-    # s_j = γ G_j/n, max_j |s_j| and "some s_j = ±1", before the step's scalar part
-    steps = PerCoordinate((Let(g, G / n), Let(s, gamma * g),
-                           Reduce(ma, 0.0, MaxOf(ma, sp.Abs(s))),
-                           Reduce(hit, False, hit | sp.Eq(s, 1) | sp.Eq(s, -1))))
-    update, (lp, lm, gain, s2) = coordinate_update(s, ma, u, v, un, vn, ln_alpha)
-    body = (steps, MaxWhere(m_s, ma), Let(hit_any, hit), Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120)),
-            # Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k), multiplied left to right as _lanes_kernel's CURV
-            Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lam_min), Let(c1, g2g * lam_max),
-            State(curv0, 0.0, curv0 + c0 * loss), State(curv1, 0.0, curv1 + c1 * loss),
-            update, Doublings("gain_snapshots", (gain,), n_snap))  # Gain^{(2^j)} (obs1)
+    # s_j = γ G_j/n, then the step and its observers (shared with SGD); Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k)
+    step = observed_step((Let(g, G / n), Let(s, gamma * g)), s, gamma, loss, (lam_min, lam_max),
+                         u, v, un, vn, ln_alpha, n_snap)
     return StepKernel(
         label="gd_dln", params=(u, v), next_params=(un, vn), lane_inputs=(gamma, ln_alpha),
         constants=(max_steps, loss_tol, n, lam_min, lam_max), calls=(), data=(x, y), row_means=(sums,),
         row_lets=(PerCoordinate((Let(beta, u * v),)),),  # β = u ⊙ v once per step
-        coordinates=(u, v, ln_alpha, x), prelude=prelude, body=body,
+        coordinates=(u, v, ln_alpha, x), prelude=prelude, body=step.body,
         stop=StopRule(before=((T >= max_steps, STALLED), (bad, BLOWN_UP), (loss <= loss_tol, CONVERGED)),
-                      after=((hit_any, HIT_PM1), (blown, BLOWN_UP))),
+                      after=step.after),
         int_outputs=(*INT_FIELDS, "bounces"),
-        float_outputs=(*(q.name for q in (u, v, lp, lm, gain, s2)), final_loss.name, m_s.name,
-                       sum_loss.name, curv0.name, curv1.name, *(f"loss_window_{q}" for q in range(window)),
-                       *(f"gain_snapshots_{p}_0" for p in range(n_snap))))
+        float_outputs=(*step.carried, final_loss.name, step.max_abs_s, sum_loss.name, *step.curvature_sums,
+                       *(f"loss_window_{q}" for q in range(window)), *step.gain_snapshots))
+
+
+class ObservedStep(NamedTuple):
+    """The items :func:`observed_step` declares, and the names of the outputs they hold."""
+    body: tuple
+    after: tuple  # the after-rules: hit_pm1, blown_up
+    carried: tuple  # u, v, ln α_+, ln α_−, Gain, Σ s² (per coordinate)
+    max_abs_s: str  # sup_k ‖s_k‖_∞
+    curvature_sums: tuple  # Σ_k 2γ² λ_min/max L_k
+    gain_snapshots: tuple  # Gain^{(2^j)}, j < n_snap
+
+
+def observed_step(s_lets, s, gamma, loss, lams, u, v, un, vn, ln_alpha, n_snap) -> ObservedStep:
+    """The step of GD and SGD alike from the Lets defining s_j on: max_j |s_j| and "some s_j = ±1" (a
+    PerCoordinate block before the vector loop), sup_k ‖s_k‖_∞, the after-rules (hit_pm1 if some
+    s_j = ±1, blown_up if sup ‖s‖_∞ is not finite or > 1e120), Σ_k 2γ² λ L_k for the pair ``lams`` and
+    the step's loss L_k ``loss`` (multiplied left to right as the lane kernels' CURV), the update
+    (:func:`coordinate_update`) and Gain after the steps 2^j (obs1)."""
+    ma, m_s, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
+        "ma max_abs_s two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
+    hit, hit_any, blown = sp.symbols("hit hit_any blown")
+    steps = PerCoordinate((*s_lets, Reduce(ma, 0.0, MaxOf(ma, sp.Abs(s))),
+                           Reduce(hit, False, hit | sp.Eq(s, 1) | sp.Eq(s, -1))))
+    update, (lp, lm, gain, s2) = coordinate_update(s, ma, u, v, un, vn, ln_alpha)
+    body = (steps, MaxWhere(m_s, ma), Let(hit_any, hit), Let(blown, sp.Not(IsFinite(m_s)) | (m_s > 1e120)),
+            Let(g2, 2.0 * gamma), Let(g2g, g2 * gamma), Let(c0, g2g * lams[0]), Let(c1, g2g * lams[1]),
+            State(curv0, 0.0, curv0 + c0 * loss), State(curv1, 0.0, curv1 + c1 * loss),
+            update, Doublings("gain_snapshots", (gain,), n_snap))
+    return ObservedStep(body, ((hit_any, HIT_PM1), (blown, BLOWN_UP)),
+                        tuple(q.name for q in (u, v, lp, lm, gain, s2)), m_s.name, (curv0.name, curv1.name),
+                        tuple(f"gain_snapshots_{p}_0" for p in range(n_snap)))
 
 
 def coordinate_update(s, ma, u, v, un, vn, ln_alpha) -> tuple[PerCoordinate, tuple]:

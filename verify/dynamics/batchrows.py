@@ -11,7 +11,7 @@
 * A :class:`~.stepitems.Checkpoint`'s RowMean over all rows (the full loss every k steps) in the scalar
   pass, its per-row intermediates a :class:`~.stepitems.Reduce` over the coordinates (the residual
   r_i = (…(−y_i + x_i0 β_0) + …) + x_{i,d−1} β_{d−1}): every row's chain at once, the rows innermost
-  (``RS[c, i]``, the per-coordinate data transposed ``ZT[j, i]``, copied once per call), then each sum
+  (``R[c, i]``, as the lane-by-lane engine's row means, :mod:`.steplanewise`; the per-coordinate data transposed ``ZT[j, i]``, copied once per call), then each sum
   over the rows in row order — each row's chain and each sum in the declared order, as a row mean of
   the step prints it. It reads the per-coordinate quantities at this step: the row lets (β = u ⊙ v) as
   the step's data pass computed them, and the parameters and States only when the checkpoint is decided
@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .stepitems import Let, Reduce, RowMean
+from .stepitems import Reduce, RowMean
 from .stepitems import reads as _free
-from .stepprint import code_name
+from .stepprint import code_name, is_bool
 
 
 class BatchRowItems:
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for batch rows and checkpoint row means."""
 
     in_batch = False  # printing a batch row mean: its data rows are the scratch ZB's
-    full_rows = 0  # rows of RS: a checkpoint row mean's per-row intermediates
-    transposed_data = False  # a checkpoint row mean reads ZT
+    intermediate_rows = 0  # rows of R: the per-row intermediates of row means over every row at once
+    transposed = False  # such an intermediate reads the per-coordinate data transposed: ZT
 
     def batch_rows(self) -> bool:
         return any(m.batch for m in self.k.row_means)
@@ -69,47 +69,59 @@ class BatchRowItems:
         lines = ""
         if self.batch_rows():
             lines += f"\n    ZB = np.zeros((BT.shape[2], Z.shape[1], {width}))  # the slots' batch rows"
-        if self.full_rows:
-            lines += f"\n    RS = np.zeros(({self.full_rows}, Z.shape[0]))  # a checkpoint row mean's rows"
-        if self.transposed_data and not getattr(self, "transposed", False):  # (the lane-by-lane one has it)
+        if self.intermediate_rows:
+            lines += f"\n    R = np.zeros(({self.intermediate_rows}, Z.shape[0]))"
+        if self.transposed:
             lines += "\n    ZT = np.ascontiguousarray(Z[:, :d].T)  # the per-coordinate data, a row per coordinate"
         return lines
 
+    def every_row_intermediates(self, m: RowMean, names: dict, tag: str, hoist: bool = False) -> tuple:
+        """``m``'s per-row intermediates for every row of ``Z`` at once (relative indent): a Let or a
+        Reduce over j into a row of the scratch ``R[c, i]``, the rows innermost, the per-coordinate data
+        read transposed (``ZT[j, i]``); ``hoist``: coordinate j's quantities loaded before the loop over
+        the rows (the lane-by-lane engine's row means). Returns (lines, {intermediate: its row of R});
+        each row's chain runs in its declared order, as a row group prints it (:mod:`.coordloop`)."""
+        rows = "for i in range(Z.shape[0]):"
+        lets: dict = {}
+        lines: list[str] = []
+        for c in m.lets:
+            reg = f"R[{self.intermediate_rows}, i]"
+            self.intermediate_rows += 1
+            row = {**self.row_names(names, "i"), **lets}
+            if isinstance(c, Reduce):
+                if is_bool(c.init):
+                    raise TypeError("step kernel: a row mean's Reduce is a float")
+                lines += [rows, f"    {reg} = {self.expr(c.init, tag, m.printed_order, row)}"]
+                at_j = {**self.row_names(names, "i", "j"), **lets, c.name: reg}
+                hoisted = self.hoist(c.next, at_j, "j") if hoist else []
+                for z in self.k.data:
+                    if z in self.fam:
+                        at_j[z] = "ZT[j, i]"
+                        self.transposed = True
+                lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), f"    {rows}",
+                          f"        {reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+            elif _free(c) & self.fam:
+                raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
+            else:
+                lines += [rows, f"    {reg} = {self.expr(c.expr, tag, m.printed_order, row)}"]
+            lets[c.name] = reg
+        return lines, lets
+
     def checkpoint_row_mean(self, m: RowMean, names: dict) -> list[str]:
         """``m`` over all rows of ``Z`` for one slot in the scalar pass (relative indent): the per-row
-        intermediates of every row into ``RS`` (a Reduce over j with the rows innermost), then each sum
-        over the rows in row order into the locals ``s_<name>``."""
+        intermediates of every row (:meth:`every_row_intermediates`), then each sum over the rows in row
+        order into the locals ``s_<name>``."""
         if m.batch or any(q in self.fam for q in m.names):
             raise ValueError("step kernel: a checkpoint's RowMean is over all rows and has scalar sums only")
         for q in sorted(_free(m) & self.fam, key=lambda s: s.name):
             if q not in self.cr and q not in self.k.data:
                 self.crow(q)  # a row let (β) read here only: kept in a row
         names = {**names, **{q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)}}
-        rows = "for i in range(Z.shape[0]):"
-        lets: dict = {}
-        lines = []
-        for c in m.lets:
-            reg = f"RS[{self.full_rows}, i]"
-            self.full_rows += 1
-            row = {**self.row_names(names, "i"), **lets}
-            if isinstance(c, Reduce):
-                at_j = {**self.row_names(names, "i", "j"), **lets, c.name: reg}
-                for z in self.k.data:
-                    if z in self.fam:
-                        at_j[z] = "ZT[j, i]"
-                        self.transposed_data = True
-                lines += [rows, f"    {reg} = {self.expr(c.init, 'checkpoint', m.printed_order, row)}",
-                          "for j in range(d):", f"    {rows}",
-                          f"        {reg} = {self.expr(c.next, 'checkpoint', m.printed_order, at_j)}"]
-            elif isinstance(c, Let) and not _free(c) & self.fam:
-                lines += [rows, f"    {reg} = {self.expr(c.expr, 'checkpoint', m.printed_order, row)}"]
-            else:
-                raise TypeError("step kernel: a checkpoint row mean's per-coordinate intermediate: declare a Reduce")
-            lets[c.name] = reg
+        lines, lets = self.every_row_intermediates(m, names, "checkpoint")
         row = {**self.row_names(names, "i"), **lets}
         acc = {q: code_name("s", q) for q in m.names}
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
-        lines += [f"{acc[q]} = {start}" for q in m.names] + [rows]
+        lines += [f"{acc[q]} = {start}" for q in m.names] + ["for i in range(Z.shape[0]):"]
         lines += [f"    {acc[q]} = {acc[q]} + {self.expr(e, 'checkpoint', m.printed_order, row)}"
                   for q, e in zip(m.names, m.exprs)]
         if m.mean:

@@ -45,7 +45,6 @@ from __future__ import annotations
 import re
 
 import sympy as sp
-from sympy.logic.boolalg import Boolean
 
 from . import stepseries
 from .batchrows import BatchRowItems
@@ -53,7 +52,7 @@ from .coordpark import ParkedSlots
 from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
 from .stepitems import reads as _free
-from .stepprint import _IND, code_name, lit, selects
+from .stepprint import _IND, code_name, is_bool as _is_bool, lit, selects
 from .stepseries import TruncatedSeries
 
 _SV = "_SV_"  # placeholder for the parked rows' count, known once every block is printed
@@ -72,8 +71,14 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
     return head + [deep + s for s in stmts]
 
 
-def _is_bool(expr) -> bool:
-    return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
+def io_rows(symbols, per_coordinate) -> dict:
+    """``symbol -> (a, c)``: its first row a·d + c of I (or out_f), the per-coordinate ones
+    (``per_coordinate(symbol)``) taking d rows, the others one."""
+    out, a, c = {}, 0, 0
+    for q in symbols:
+        out[q] = (a, c)
+        a, c = (a + 1, c) if per_coordinate(q) else (a, c + 1)
+    return out
 
 
 class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
@@ -460,15 +465,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
 
     # ------------------------------------------------------------------ load, store, template
     def io_rows(self, symbols) -> dict:
-        """``symbol -> (a, c)``: its first row a·d + c of I (or out_f), per-coordinate ones taking d."""
-        out, a, c = {}, 0, 0
-        for q in symbols:
-            out[q] = (a, c)
-            if q in self.fam or (isinstance(q, str) and q in self.cout):
-                a += 1
-            else:
-                c += 1
-        return out
+        return io_rows(symbols, lambda q: q in self.fam or (isinstance(q, str) and q in self.cout))
 
     def coord_load_lines(self) -> list[str]:
         k = self.k

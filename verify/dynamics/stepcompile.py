@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from ..kernelcache import COMPILE_LOCK
+from .coordloop import io_rows
 from .stepitems import StepKernel
 from .steplayout import STRIDE, stride_for
 from .stepprint import select
@@ -102,13 +103,12 @@ def _check_shapes(k: StepKernel, args) -> int | None:
         raise ValueError(f"{where}: Z must be a 2-d array of data rows")
     if k.data and not any(z in k.coordinates for z in k.data) and args[2].shape[1] != len(k.data):
         raise ValueError(f"{where}: Z columns: {args[2].shape[1]}, expected {len(k.data)}")
-    if k.batch_slot is not None:
-        _check_batch_table(k, args[3], I, inputs, args[2].shape[0], where)
     if not k.coordinates:
         rows = {"I": (I.shape[0], len(inputs)), "out_f": (out_f.shape[0], len(k.float_outputs))}
         for name, (got, want) in rows.items():
             if got != want:
                 raise ValueError(f"{where}: {name}: {got}, expected {want}")
+        _check_batch_table(k, args, inputs, 0, where)
         return None
     fixed = len(inputs) - sum(per)
     if any(z in k.coordinates for z in k.data):
@@ -121,27 +121,24 @@ def _check_shapes(k: StepKernel, args) -> int | None:
     # knows which outputs are per coordinate (coordloop.coord_buffer)
     if not ok or d < 0:
         raise ValueError(f"{where}: I has {I.shape[0]} rows, expected {sum(per)}·d + {fixed} (d = {d})")
+    _check_batch_table(k, args, inputs, d, where)
     return d
 
 
-def _check_batch_table(k: StepKernel, BT, I, inputs, n_rows: int, where: str) -> None:
-    """The batch table: int32 BT[slot, t, q] of data rows, at least one step and one row per batch; the
-    lanes' slots (the ``batch_slot`` input's row of ``I``, after the per-coordinate rows) whole numbers
+def _check_batch_table(k: StepKernel, args, inputs, d: int, where: str) -> None:
+    """The batch table (a kernel with a ``batch_slot``): int32 BT[slot, t, q] of data rows, at least one
+    step and one row per batch; the lanes' slots (the ``batch_slot`` input's row of ``I``) whole numbers
     indexing it."""
+    if k.batch_slot is None:
+        return
+    BT, n_rows = args[3], args[2].shape[0]
+    a, c = io_rows(inputs, lambda q: q in k.coordinates)[k.batch_slot]
+    slots = args[1][a * d + c]
     if getattr(BT, "ndim", None) != 3 or BT.dtype != np.int32 or 0 in BT.shape:
         raise ValueError(f"{where}: BT must be a non-empty 3-d int32 array BT[slot, step, q] of data rows, got "
                          f"{getattr(BT, 'dtype', type(BT).__name__)} of shape {getattr(BT, 'shape', None)}")
     if BT.min() < 0 or BT.max() >= n_rows:
         raise ValueError(f"{where}: BT holds rows outside Z's 0..{n_rows - 1}")
-    per = sum(q in k.coordinates for q in inputs)
-    fixed = len(inputs) - per
-    d = (I.shape[0] - fixed) // max(per, 1)
-    a = c = 0
-    for q in inputs:
-        if q == k.batch_slot:
-            break
-        a, c = (a + 1, c) if q in k.coordinates else (a, c + 1)
-    slots = I[a * d + c]
     if not np.all((slots == np.floor(slots)) & (slots >= 0) & (slots < BT.shape[0])):
         raise ValueError(f"{where}: the lanes' {k.batch_slot} must be whole numbers in 0..{BT.shape[0] - 1} "
                          "(rows of the batch table)")

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 
-from .coordloop import _KC, _is_bool, _loop
+from .coordloop import _KC, _loop
 from .stepitems import Reduce, RowMean, Window
 from .stepitems import reads as _free
 from .stepkernel import _Builder
@@ -128,8 +128,6 @@ class LanewiseBuilder(_Builder):
                              "blocked engine only; run it with lanewise_below=0")
         super().__init__(k)
         self.stride = stride  # coordinates per row of C, a literal of the source
-        self.row_lets_count = 0  # rows of R: a row mean's per-row intermediates for every data row
-        self.transposed = False  # a Reduce over j reads the per-coordinate data column: ZT
         self.rings: list[str] = []  # the store's reads of the windows' ring positions
 
     def window(self, j, item: Window, tag):
@@ -182,11 +180,7 @@ class LanewiseBuilder(_Builder):
     def coord_buffer(self, width: int) -> str:
         lines = (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {self.stride}:  # more coordinates than a row holds: "
                  f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({_KC} * {self.stride})")
-        if self.row_lets_count:
-            lines += f"\n    R = np.zeros(({self.row_lets_count}, Z.shape[0]))"
-        if self.transposed:
-            lines += "\n    ZT = np.ascontiguousarray(Z[:, :d].T)  # the per-coordinate data, a row per coordinate"
-        return lines
+        return lines  # R and ZT: .batchrows.BatchRowItems.batch_buffers
 
     def coord_compaction(self, nfl: int, nin: int, width: int) -> tuple[str, str]:
         return "", ""
@@ -228,28 +222,8 @@ class LanewiseBuilder(_Builder):
         lines = [f"{acc[q]} = {start}" for q in m.names if q not in self.fam]
         lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         rows = "for i in range(Z.shape[0]):"
-        lets: dict = {}
-        for c in m.lets:
-            reg = f"R[{self.row_lets_count}, i]"
-            self.row_lets_count += 1
-            row = {**self.row_names(names, "i"), **lets}
-            if isinstance(c, Reduce):
-                if _is_bool(c.init):
-                    raise TypeError("step kernel: a row mean's Reduce is a float")
-                lines += [rows, f"    {reg} = {self.expr(c.init, 'row mean', m.printed_order, row)}"]
-                at_j = {**self.row_names(names, "i", "j"), **lets, c.name: reg}
-                hoisted = self.hoist(c.next, at_j, "j")  # coordinate j's quantities, read before the rows
-                for z in self.k.data:
-                    if z in self.fam:
-                        at_j[z] = "ZT[j, i]"
-                        self.transposed = True
-                lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), f"    {rows}",
-                          f"        {reg} = {self.expr(c.next, 'row mean', m.printed_order, at_j)}"]
-            elif _free(c) & self.fam:
-                raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
-            else:
-                lines += [rows, f"    {reg} = {self.expr(c.expr, 'row mean', m.printed_order, row)}"]
-            lets[c.name] = reg
+        more, lets = self.every_row_intermediates(m, names, "row mean", hoist=True)
+        lines += more
         row = {**self.row_names(names, "i"), **lets}
         scalar = [(q, e) for q, e in zip(m.names, m.exprs) if q not in self.fam]
         if scalar:  # one running value per sum, in a register across the rows

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import sympy as sp
+from sympy.logic.boolalg import Boolean
 from numba import types
 from numba.extending import intrinsic
 from sympy.printing.pycode import PythonCodePrinter
@@ -88,6 +89,11 @@ class SympyOrderPrinter(PythonCodePrinter):
         if self.strict:
             raise ValueError(f"step kernel: {expr} is not a declared name here")
         return super()._print_Symbol(expr)
+
+
+def is_bool(expr) -> bool:
+    """Whether a declared value is a truth value (a Python bool, a sympy Boolean or relation)."""
+    return isinstance(expr, bool) or isinstance(sp.sympify(expr), (Boolean, sp.core.relational.Relational))
 
 
 def lit(v) -> str:
