@@ -16,7 +16,7 @@ import sympy as sp
 from claims.even2023 import _dln, _dln_sgd_step, _sgd_lanes
 from test_even2023_sgd_lanes import every_outcome, stalled_lanes_meeting_the_tolerance
 from verify.dynamics.stepcompile import compiled_engine
-from verify.dynamics.stepitems import T, Reduce, RowMean
+from verify.dynamics.stepitems import T, Reduce, RowMean, State
 from verify.dynamics.stepkernel import kernel_source
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
@@ -89,6 +89,28 @@ def test_batch_rows_are_declared_consistently():
         kernel_source(dataclasses.replace(k, batch_slot=None))
     with pytest.raises(ValueError, match="blocked engine only"):
         kernel_source(k, lanewise=True)
+    with pytest.raises(ValueError, match="without data rows"):
+        kernel_source(dataclasses.replace(k, data=()))
+    check = k.stop.before[0]
+    rf, y = sp.symbols("rf y", real=True)
+    not_a_let = dataclasses.replace(check.items[0], lets=(State(rf, 0.0, -y),))
+    odd = dataclasses.replace(check, items=(not_a_let, *check.items[1:]))
+    with pytest.raises(TypeError, match="checkpoint's intermediate .*declare a Let or a Reduce"):
+        kernel_source(dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=(odd,))))
+
+
+def test_row_means_over_every_row_share_one_scratch_of_distinct_rows():
+    """Lane by lane, a step's row mean over all rows and a checkpoint's row mean both compute every row's
+    intermediates at once into the scratch R (.batchrows.every_row_intermediates): one R with a row
+    each (r, 0.5 r, the loss term; the checkpoint's residual), one transposed copy of the data."""
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    full_rows = dataclasses.replace(k, row_means=(dataclasses.replace(k.row_means[0], batch=False),),
+                                    batch_slot=None)
+    lines = kernel_source(full_rows, lanewise=True).split("\n")
+    assert [line.strip() for line in lines if "R = np.zeros" in line] == ["R = np.zeros((4, Z.shape[0]))"]
+    assert sum("ZT = " in line for line in lines) == 1
+    source = "\n".join(lines)
+    assert all(f"R[{c}, i] = " in source for c in range(4))
     with pytest.raises(ValueError, match="b = 1 only"):
         _dln_sgd_step.run_sgd_lanes_declared(np.eye(3), np.ones(3), np.ones(3), [0.1], 2, [0], 5, 0.0, 1, 24,
                                              64, np.ones((3, 2)))

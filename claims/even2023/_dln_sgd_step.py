@@ -15,7 +15,7 @@ field of :class:`._dln.Lanes` is the pool's bit for bit, up to which NaN the cur
   G_j = Σ (r_i x_ij)/b, each term divided by b as the pool does (for b = 1, (r x)/1 = r x: the pool's
   b = 1 bits), and the batch rows' λ columns (eq10.batch: for b = 1 the row's ‖x_i‖², NaN for b > 1);
 * s_j = γ G_j, max_j |s_j| (the pool reads it off the widest column for b = 1: the same value,
-  proved there), "some s_j = ±1", and the update shared with GD (:func:`._dln_step.coordinate_update`);
+  proved there), "some s_j = ±1", and the update, declared with GD's (:func:`._dln_step.observed_step`);
 * Σ_k L_{B_k}(β_k), sup_k ‖s_k‖_∞, Σ_k 2γ²λ L_{B_k} (``sum_grad_curv``), Gain after the steps 2^j;
 * every ``check_every`` steps and at the budget, a :class:`~verify.dynamics.stepitems.Checkpoint` in the
   scalar pass computes the full loss L(β_k) = (0.5 Σ_i r_i²)/n over all rows and stops the lane:
@@ -57,7 +57,8 @@ def dln_sgd_kernel(n_snap: int = 24) -> StepKernel:
                     (Reduce(r, -y, r + x * beta), Let(hr, 0.5 * r), Let(lt, hr * r)), mean=False, batch=True)
     # s_j = γ G_j, then the step and its observers as GD's (Σ_k 2γ² λ L_{B_k}, λ the batch rows'), and
     # Σ_k L_{B_k}(β_k)
-    step = observed_step((Let(s, gamma * G),), s, gamma, lb, (lam_b0, lam_b1), u, v, un, vn, ln_alpha, n_snap)
+    step = observed_step((Let(s, gamma * G),), gamma=gamma, loss=lb, lams=(lam_b0, lam_b1), params=(u, v),
+                         next_params=(un, vn), ln_alpha=ln_alpha, n_snap=n_snap)
     body = (*step.body, State(sum_loss, 0.0, sum_loss + lb))
     at_budget = T >= max_steps
     check = Checkpoint(
@@ -72,8 +73,8 @@ def dln_sgd_kernel(n_snap: int = 24) -> StepKernel:
         row_means=(batch,), row_lets=(PerCoordinate((Let(beta, u * v),)),), batch_slot=slot,
         coordinates=(u, v, ln_alpha, x), body=body,
         stop=StopRule(before=(check,), after=step.after), int_outputs=INT_FIELDS,
-        float_outputs=(*step.carried, final_loss.name, step.max_abs_s, sum_loss.name, *step.curvature_sums,
-                       *step.gain_snapshots))
+        float_outputs=(*step.coordinate_outputs, final_loss.name, step.max_abs_s, sum_loss.name,
+                       *step.curvature_sums, *step.gain_snapshots))
 
 
 def run_sgd_lanes_declared(X, y, alpha, gammas, b, seeds, max_steps, tol_rel, check_every, n_snap, window,

@@ -39,7 +39,7 @@ hand-written kernel on request, ``gd_engine="hand"``: the oracle of the tests):
   The final loss is the last L computed before the budget ran out (as ``_lanes_kernel``'s ``last_full``).
 
 SGD (b < n: Fisher-Yates batches from per-lane seeds) runs in the lane pool of ``_sgd_lanes``, or on request
-on its own declared step kernel (``_dln_sgd_step``, which shares :func:`coordinate_update` with this one).
+on its own declared step kernel (``_dln_sgd_step``, which shares :func:`observed_step` with this one).
 """
 from __future__ import annotations
 
@@ -117,8 +117,9 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
                State(prev, math.inf, loss, where=rec),
                Window("loss_window", loss, window, rec))
     # s_j = γ G_j/n, then the step and its observers (shared with SGD); Σ_k 2γ² λ_min/max(XXᵀ/n) L(β_k)
-    step = observed_step((Let(g, G / n), Let(s, gamma * g)), s, gamma, loss, (lam_min, lam_max),
-                         u, v, un, vn, ln_alpha, n_snap)
+    step = observed_step((Let(g, G / n), Let(s, gamma * g)), gamma=gamma, loss=loss,
+                         lams=(lam_min, lam_max), params=(u, v), next_params=(un, vn), ln_alpha=ln_alpha,
+                         n_snap=n_snap)
     return StepKernel(
         label="gd_dln", params=(u, v), next_params=(un, vn), lane_inputs=(gamma, ln_alpha),
         constants=(max_steps, loss_tol, n, lam_min, lam_max), calls=(), data=(x, y), row_means=(sums,),
@@ -127,26 +128,38 @@ def dln_gd_kernel(n_snap: int = 24, window: int = 64) -> StepKernel:
         stop=StopRule(before=((T >= max_steps, STALLED), (bad, BLOWN_UP), (loss <= loss_tol, CONVERGED)),
                       after=step.after),
         int_outputs=(*INT_FIELDS, "bounces"),
-        float_outputs=(*step.carried, final_loss.name, step.max_abs_s, sum_loss.name, *step.curvature_sums,
-                       *(f"loss_window_{q}" for q in range(window)), *step.gain_snapshots))
+        float_outputs=(*step.coordinate_outputs, final_loss.name, step.max_abs_s, sum_loss.name,
+                       *step.curvature_sums, *(f"loss_window_{q}" for q in range(window)), *step.gain_snapshots))
 
 
 class ObservedStep(NamedTuple):
     """The items :func:`observed_step` declares, and the names of the outputs they hold."""
     body: tuple
     after: tuple  # the after-rules: hit_pm1, blown_up
-    carried: tuple  # u, v, ln α_+, ln α_−, Gain, Σ s² (per coordinate)
+    coordinate_outputs: tuple  # u, v, ln α_+, ln α_−, Gain, Σ s² (per coordinate)
     max_abs_s: str  # sup_k ‖s_k‖_∞
-    curvature_sums: tuple  # Σ_k 2γ² λ_min/max L_k
+    curvature_sums: tuple  # Σ_k 2γ² λ L_k for the pair of λ given
     gain_snapshots: tuple  # Gain^{(2^j)}, j < n_snap
 
 
-def observed_step(s_lets, s, gamma, loss, lams, u, v, un, vn, ln_alpha, n_snap) -> ObservedStep:
-    """The step of GD and SGD alike from the Lets defining s_j on: max_j |s_j| and "some s_j = ±1" (a
-    PerCoordinate block before the vector loop), sup_k ‖s_k‖_∞, the after-rules (hit_pm1 if some
-    s_j = ±1, blown_up if sup ‖s‖_∞ is not finite or > 1e120), Σ_k 2γ² λ L_k for the pair ``lams`` and
-    the step's loss L_k ``loss`` (multiplied left to right as the lane kernels' CURV), the update
-    (:func:`coordinate_update`) and Gain after the steps 2^j (obs1)."""
+def observed_step(s_lets, *, gamma, loss, lams, params, next_params, ln_alpha, n_snap) -> ObservedStep:
+    """The step of GD and SGD alike once s_j is known, and its observers.
+
+    ``s_lets``: the Lets computing s_j, the last one defining it (GD: g_j = G_j/n, s_j = γ g_j; SGD:
+    s_j = γ G_j); ``gamma``: γ; ``loss``: the step's loss L_k (full or batch); ``lams``: the pair of λ
+    in Σ_k 2γ² λ L_k (GD: λ_min/max(XXᵀ/n); SGD: the batch rows'); ``params``, ``next_params``: (u, v)
+    and (u', v'); ``ln_alpha``: ln α; ``n_snap``: Gain^{(2^j)} for j < n_snap (obs1).
+
+    Declares max_j |s_j| and "some s_j = ±1" (with the Lets, a PerCoordinate block before the vector
+    loop), sup_k ‖s_k‖_∞, the after-rules (hit_pm1 if some s_j = ±1, blown_up if sup ‖s‖_∞ is not
+    finite or > 1e120), the curvature sums (multiplied left to right as the lane kernels' CURV), the
+    update (:func:`coordinate_update`) and the gain snapshots. Its own symbols are named ma, max_abs_s,
+    hit, hit_any, blown, two_gamma, two_gamma2, curv_c0/1, sum_curv_min/max (and coordinate_update's):
+    a caller's symbol of one of these names would be the same sympy symbol."""
+    if not s_lets or not isinstance(s_lets[-1], Let):
+        raise ValueError("observed_step: the last of s_lets must be the Let defining s_j")
+    s = s_lets[-1].name
+    (u, v), (un, vn) = params, next_params
     ma, m_s, g2, g2g, c0, c1, curv0, curv1 = sp.symbols(
         "ma max_abs_s two_gamma two_gamma2 curv_c0 curv_c1 sum_curv_min sum_curv_max", real=True)
     hit, hit_any, blown = sp.symbols("hit hit_any blown")

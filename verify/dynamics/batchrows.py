@@ -11,27 +11,30 @@
 * A :class:`~.stepitems.Checkpoint`'s RowMean over all rows (the full loss every k steps) in the scalar
   pass, its per-row intermediates a :class:`~.stepitems.Reduce` over the coordinates (the residual
   r_i = (…(−y_i + x_i0 β_0) + …) + x_{i,d−1} β_{d−1}): every row's chain at once, the rows innermost
-  (``R[c, i]``, as the lane-by-lane engine's row means, :mod:`.steplanewise`; the per-coordinate data transposed ``ZT[j, i]``, copied once per call), then each sum
-  over the rows in row order — each row's chain and each sum in the declared order, as a row mean of
-  the step prints it. It reads the per-coordinate quantities at this step: the row lets (β = u ⊙ v) as
-  the step's data pass computed them, and the parameters and States only when the checkpoint is decided
-  before the vector loop (:meth:`.stepcheckpoint.CheckpointItems.decided_early`).
+  (``R[c, i]``, as the lane-by-lane engine's row means, :mod:`.steplanewise`; the per-coordinate data
+  transposed ``ZT[j, i]``, copied once per call), then each sum over the rows in row order — each
+  row's chain and each sum in the declared order, as a row mean of the step prints it. It reads the
+  per-coordinate quantities at this step: the row lets (β = u ⊙ v) as the step's data pass computed
+  them, and the parameters and States only when the checkpoint is decided before the vector loop
+  (:meth:`.stepcheckpoint.CheckpointItems.decided_early`).
 """
 from __future__ import annotations
 
 import sympy as sp
 
-from .stepitems import Reduce, RowMean
+from .stepitems import Let, Reduce, RowMean
 from .stepitems import reads as _free
 from .stepprint import code_name, is_bool
 
 
 class BatchRowItems:
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` for batch rows and checkpoint row means."""
+    """Methods of :class:`verify.dynamics.stepkernel._Builder` for batch rows, checkpoint row means and
+    the per-row intermediates of a row mean over every row at once (the checkpoint's, the lane-by-lane
+    engine's row means: :mod:`.steplanewise`), with the scratch they need (``ZB``, ``R``, ``ZT``)."""
 
     in_batch = False  # printing a batch row mean: its data rows are the scratch ZB's
-    intermediate_rows = 0  # rows of R: the per-row intermediates of row means over every row at once
-    transposed = False  # such an intermediate reads the per-coordinate data transposed: ZT
+    n_intermediate_rows = 0  # rows of R: the per-row intermediates of row means over every row at once
+    needs_zt = False  # such an intermediate reads the per-coordinate data transposed: ZT
 
     def batch_rows(self) -> bool:
         return any(m.batch for m in self.k.row_means)
@@ -43,6 +46,9 @@ class BatchRowItems:
                              "holding the lane's row of the batch table)")
         if k.batch_slot is not None and (k.batch_slot not in k.lane_inputs or k.batch_slot in k.coordinates):
             raise ValueError(f"step kernel: batch_slot {k.batch_slot} must be a scalar lane input")
+        if k.batch_slot is not None and not k.data:
+            raise ValueError(f"step kernel: batch_slot {k.batch_slot} without data rows (StepKernel.data): a "
+                             "batch table indexes data rows")
         if self.batch_rows() and not self.fam:
             raise ValueError("step kernel: RowMean(batch=True) is printed in kernels with per-coordinate "
                              "quantities (StepKernel.coordinates) only")
@@ -69,39 +75,44 @@ class BatchRowItems:
         lines = ""
         if self.batch_rows():
             lines += f"\n    ZB = np.zeros((BT.shape[2], Z.shape[1], {width}))  # the slots' batch rows"
-        if self.intermediate_rows:
-            lines += f"\n    R = np.zeros(({self.intermediate_rows}, Z.shape[0]))"
-        if self.transposed:
+        if self.n_intermediate_rows:
+            lines += f"\n    R = np.zeros(({self.n_intermediate_rows}, Z.shape[0]))"
+        if self.needs_zt:
             lines += "\n    ZT = np.ascontiguousarray(Z[:, :d].T)  # the per-coordinate data, a row per coordinate"
         return lines
 
-    def every_row_intermediates(self, m: RowMean, names: dict, tag: str, hoist: bool = False) -> tuple:
+    def every_row_intermediates(self, m: RowMean, names: dict, tag: str,
+                                hoist_coordinates: bool = False) -> tuple:
         """``m``'s per-row intermediates for every row of ``Z`` at once (relative indent): a Let or a
         Reduce over j into a row of the scratch ``R[c, i]``, the rows innermost, the per-coordinate data
-        read transposed (``ZT[j, i]``); ``hoist``: coordinate j's quantities loaded before the loop over
-        the rows (the lane-by-lane engine's row means). Returns (lines, {intermediate: its row of R});
-        each row's chain runs in its declared order, as a row group prints it (:mod:`.coordloop`)."""
+        read transposed (``ZT[j, i]``). ``tag`` names the item in error messages; ``hoist_coordinates``:
+        coordinate j's quantities loaded into locals before the loop over the rows (the lane-by-lane
+        engine's row means; it needs :meth:`.steplanewise.LanewiseBuilder.hoist`). Returns (lines,
+        {intermediate: its row of R}); each row's chain runs in its declared order, as a row group prints
+        it (:mod:`.coordloop`)."""
         rows = "for i in range(Z.shape[0]):"
         lets: dict = {}
         lines: list[str] = []
         for c in m.lets:
-            reg = f"R[{self.intermediate_rows}, i]"
-            self.intermediate_rows += 1
+            reg = f"R[{self.n_intermediate_rows}, i]"
+            self.n_intermediate_rows += 1
             row = {**self.row_names(names, "i"), **lets}
             if isinstance(c, Reduce):
                 if is_bool(c.init):
-                    raise TypeError("step kernel: a row mean's Reduce is a float")
+                    raise TypeError(f"step kernel: a {tag}'s Reduce is a float")
                 lines += [rows, f"    {reg} = {self.expr(c.init, tag, m.printed_order, row)}"]
                 at_j = {**self.row_names(names, "i", "j"), **lets, c.name: reg}
-                hoisted = self.hoist(c.next, at_j, "j") if hoist else []
+                hoisted = self.hoist(c.next, at_j, "j") if hoist_coordinates else []
                 for z in self.k.data:
                     if z in self.fam:
                         at_j[z] = "ZT[j, i]"
-                        self.transposed = True
+                        self.needs_zt = True
                 lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), f"    {rows}",
                           f"        {reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+            elif not isinstance(c, Let):
+                raise TypeError(f"step kernel: a {tag}'s intermediate {c!r}: declare a Let or a Reduce")
             elif _free(c) & self.fam:
-                raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
+                raise TypeError(f"step kernel: a {tag}'s per-coordinate intermediate: declare a Reduce")
             else:
                 lines += [rows, f"    {reg} = {self.expr(c.expr, tag, m.printed_order, row)}"]
             lets[c.name] = reg

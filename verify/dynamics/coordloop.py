@@ -52,7 +52,7 @@ from .coordpark import ParkedSlots
 from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
 from .stepitems import reads as _free
-from .stepprint import _IND, code_name, is_bool as _is_bool, lit, selects
+from .stepprint import _IND, code_name, is_bool, lit, selects
 from .stepseries import TruncatedSeries
 
 _SV = "_SV_"  # placeholder for the parked rows' count, known once every block is printed
@@ -71,7 +71,7 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
     return head + [deep + s for s in stmts]
 
 
-def io_rows(symbols, per_coordinate) -> dict:
+def input_output_rows(symbols, per_coordinate) -> dict:
     """``symbol -> (a, c)``: its first row a·d + c of I (or out_f), the per-coordinate ones
     (``per_coordinate(symbol)``) taking d rows, the others one."""
     out, a, c = {}, 0, 0
@@ -105,7 +105,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
         self.loads_c: list = []  # (per-coordinate row, initial value)
         self.written: set = set()  # the per-coordinate parameters a block writes
         self.written_states: set = set()  # the per-coordinate States a block writes
-        self.bool_names = {i.name for i in (*k.prelude, *k.body) if isinstance(i, Let) and _is_bool(i.expr)}
+        self.bool_names = {i.name for i in (*k.prelude, *k.body) if isinstance(i, Let) and is_bool(i.expr)}
         if not fam:
             return
         per_coordinate_data = [z for z in k.data if z in fam]
@@ -266,7 +266,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
                 if i.name in self.cr:
                     both(f"{self.cell(self.cr[i.name])} = {local}")
             elif isinstance(i, Reduce):
-                boolean = _is_bool(i.init)
+                boolean = is_bool(i.init)
                 if boolean:
                     r = self.nrow(("reduce", i.name))
                     row, value = f"N[{r}, b]", f"(N[{r}, b] != 0)"
@@ -425,7 +425,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
                     rows[u][key] = self.frow(key)
                 regs.append(f"F[{rows[u][key]}, b]")
             if isinstance(c, Reduce):
-                if _is_bool(c.init):
+                if is_bool(c.init):
                     raise TypeError("step kernel: a row mean's Reduce is a float")
                 lines += _loop([f"{reg} = {self.expr(c.init, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
                                 for reg, row, lt in zip(regs, group, lets)], False)
@@ -465,7 +465,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
 
     # ------------------------------------------------------------------ load, store, template
     def io_rows(self, symbols) -> dict:
-        return io_rows(symbols, lambda q: q in self.fam or (isinstance(q, str) and q in self.cout))
+        return input_output_rows(symbols, lambda q: q in self.fam or (isinstance(q, str) and q in self.cout))
 
     def coord_load_lines(self) -> list[str]:
         k = self.k

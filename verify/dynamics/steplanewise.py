@@ -178,9 +178,9 @@ class LanewiseBuilder(_Builder):
         return lines[:2] + self.rings + lines[2:]
 
     def coord_buffer(self, width: int) -> str:
-        lines = (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {self.stride}:  # more coordinates than a row holds: "
+        # R and ZT: .batchrows.BatchRowItems.batch_buffers
+        return (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {self.stride}:  # more coordinates than a row holds: "
                  f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({_KC} * {self.stride})")
-        return lines  # R and ZT: .batchrows.BatchRowItems.batch_buffers
 
     def coord_compaction(self, nfl: int, nin: int, width: int) -> tuple[str, str]:
         return "", ""
@@ -222,7 +222,7 @@ class LanewiseBuilder(_Builder):
         lines = [f"{acc[q]} = {start}" for q in m.names if q not in self.fam]
         lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         rows = "for i in range(Z.shape[0]):"
-        more, lets = self.every_row_intermediates(m, names, "row mean", hoist=True)
+        more, lets = self.every_row_intermediates(m, names, "row mean", hoist_coordinates=True)
         lines += more
         row = {**self.row_names(names, "i"), **lets}
         scalar = [(q, e) for q, e in zip(m.names, m.exprs) if q not in self.fam]
