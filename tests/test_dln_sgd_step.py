@@ -74,6 +74,7 @@ def test_the_declared_engine_refuses_bad_batch_tables():
     I[-1, 1] = 2.0  # a slot past the table's two
     with pytest.raises(ValueError, match="whole numbers"):
         engine(np.arange(L), I, Z, good, *rest, *out)
+    assert engine(np.arange(1), I, Z, good, *rest, *out) == 0  # in a column that is not run: not read
     with pytest.raises(ValueError, match="check_every"):
         _dln.run_lanes(p, [0.1], b=1, check_every=0, sgd_engine="declared")
     with pytest.raises(ValueError, match="sgd_engine"):

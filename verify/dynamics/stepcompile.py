@@ -127,13 +127,13 @@ def _check_shapes(k: StepKernel, args) -> int | None:
 
 def _check_batch_table(k: StepKernel, args, inputs, d: int, where: str) -> None:
     """The batch table (a kernel with a ``batch_slot``): int32 BT[slot, t, q] of data rows, at least one
-    step and one row per batch; the lanes' slots (the ``batch_slot`` input's row of ``I``, d its
-    per-coordinate rows' count) whole numbers indexing it."""
+    step and one row per batch; the slots of the lanes run (the ``batch_slot`` input's row of ``I`` in
+    the ``lanes`` columns, d its per-coordinate rows' count) whole numbers indexing it."""
     if k.batch_slot is None:
         return
     BT, n_rows = args[3], args[2].shape[0]
     a, c = input_output_rows(inputs, lambda q: q in k.coordinates)[k.batch_slot]
-    slots = args[1][a * d + c]
+    slots = args[1][a * d + c][args[0]]  # the lanes' columns only: the other columns are not run
     if getattr(BT, "ndim", None) != 3 or BT.dtype != np.int32 or 0 in BT.shape:
         raise ValueError(f"{where}: BT must be a non-empty 3-d int32 array BT[slot, step, q] of data rows, got "
                          f"{getattr(BT, 'dtype', type(BT).__name__)} of shape {getattr(BT, 'shape', None)}")
