@@ -180,7 +180,7 @@ class LanewiseBuilder(_Builder):
     def coord_buffer(self, width: int) -> str:
         # R and ZT: .batchrows.BatchRowItems.batch_buffers
         return (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {self.stride}:  # more coordinates than a row holds: "
-                 f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({_KC} * {self.stride})")
+                f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({_KC} * {self.stride})")
 
     def coord_compaction(self, nfl: int, nin: int, width: int) -> tuple[str, str]:
         return "", ""
