@@ -369,8 +369,8 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
     ``sgd_engine="declared"`` runs the SGD lanes on the declared step kernel of :mod:`._dln_sgd_step`
     (mini-batch rows of the step-kernel engine), bit for bit the pool's up to which NaN the curvature
     sums hold for b > 1 (tests/test_dln_sgd_step.py; and each of the 15 SGD calls of fact6 at the full
-    budget, recorded and replayed in a session: byte-identical). It takes ~1.5× the
-    pool's time on those calls (43.0 s against 29.1 s on the 2-core EPYC), so the pool stays the default.
+    budget, recorded and replayed in a session: byte-identical). It is slower than the pool
+    (``python -m verify bench even2023.dln_sgd_step`` measures by how much), so the pool stays the default.
     """
     gammas = np.asarray(gammas, float)
     b = problem.n if b is None else int(b)

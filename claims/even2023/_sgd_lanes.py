@@ -27,8 +27,8 @@ series sums 1, 2, 3, 5 or 7 terms (the pool's largest :func:`._qseries.series_te
 3, 5 or 7 on fact6's SGD calls, the same bits.
 
 The same SGD is declared on the step-kernel engine in :mod:`._dln_sgd_step` (bit for bit this pool's
-results up to which NaN the curvature sums hold for b > 1, tests/test_dln_sgd_step.py), at ~0.64-0.88x this pool's speed (bench even2023.dln_sgd_step), so
-this pool is :func:`._dln.run_lanes`' default and the declared kernel's oracle.
+results up to which NaN the curvature sums hold for b > 1, tests/test_dln_sgd_step.py), but slower
+(``python -m verify bench even2023.dln_sgd_step`` measures by how much), so this pool is :func:`._dln.run_lanes`' default and the declared kernel's oracle.
 
 Stopping (per lane): every ``check_every`` steps the full loss L(β_k) — ``blown_up`` if not finite or
 > 1e250, ``converged`` at L ≤ tol_rel·L(β_0); after a step ``hit_pm1`` if some s_{k,j} = ±1, ``blown_up``

@@ -77,7 +77,7 @@ class CheckpointItems:
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
         if early:  # decided before the vector loop: a lane that passes steps in this sweep
-            self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (one sweep per check)",
+            self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (no sweep idles for it)",
                                 *("    " + line for line in code)]
         else:
             self.scalar += code
