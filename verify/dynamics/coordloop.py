@@ -50,7 +50,7 @@ from . import stepseries
 from .batchrows import BatchRowItems
 from .coordpark import ParkedSlots
 from .coordrare import RareUpdateItems
-from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, RowMean, State
+from .stepitems import Doublings, Let, PerCoordinate, Quotient, RareUpdate, Reduce, RowMean, State
 from .stepitems import reads as _free
 from .stepprint import _IND, code_name, is_bool, lit, selects
 from .stepseries import TruncatedSeries
@@ -83,6 +83,9 @@ def input_output_rows(symbols, per_coordinate) -> dict:
 
 class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
+
+    # a block's Reduces over j run in registers, _UNROLL coordinates per loop step (registers_loop)
+    reduce_registers = True
 
     def coord_init(self) -> None:
         k = self.k
@@ -243,6 +246,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
                         held.setdefault(s.name, []).append(i.where)
         rare_flag = None
         loads = []
+        registers: list = []  # (register, row, the row's value, boolean) per Reduce (reduce_registers)
         lets = {i.name for i in items if isinstance(i, Let)}
         for s in sorted(reads - lets, key=lambda s: s.name):
             if s in self.written or s in self.written_states:
@@ -275,9 +279,15 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
                     r = self.frow(("reduce", i.name))
                     row = value = f"F[{r}, b]"
                     head.append(f"{row} = {self.expr(i.init, tag, False, scalars)}")
-                names[i.name] = value
-                nxt = self.expr(i.next, tag, False, names)
-                both(f"{row} = 1 if {nxt} else 0" if boolean else f"{row} = {nxt}")
+                if self.reduce_registers:  # the running value in a register, its row read and written
+                    reg = f"a{self.local(i.name)[1:]}"  # once per _UNROLL coordinates (loop() below)
+                    registers.append((reg, row, value, boolean))
+                    names[i.name] = reg
+                    both(f"{reg} = {self.expr(i.next, tag, False, names)}")
+                else:
+                    names[i.name] = value
+                    nxt = self.expr(i.next, tag, False, names)
+                    both(f"{row} = 1 if {nxt} else 0" if boolean else f"{row} = {nxt}")
                 self.reduce_rows[i.name] = row
                 if i.name in self.names:
                     raise ValueError(f"step kernel: {i.name} declared twice")
@@ -312,8 +322,11 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
             lines = []
             if head:
                 lines += ["for b in range(w):", *selects([f"    {h}" for h in head])]
-            lines += ["for j in range(d):", "    for b in range(w):"]
-            lines += selects([" " * 8 + s for s in (*loads, *stmts)])
+            if registers:
+                lines += self.registers_loop(registers, loads, stmts)
+            else:
+                lines += ["for j in range(d):", "    for b in range(w):"]
+                lines += selects([" " * 8 + s for s in (*loads, *stmts)])
             if tail:
                 lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
             return lines
@@ -321,6 +334,25 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
         if plain is not None:
             plain[:] = loop(bare)
         return loop(body)
+
+    @staticmethod
+    def registers_loop(registers: list, loads: list, stmts: list) -> list[str]:
+        """``for j: for b:`` around a block with Reduces whose running values are in registers: _UNROLL
+        coordinates per loop step, each Reduce's row read before them and written after them (the
+        pool's way in :mod:`claims.even2023._sgd_lanes`: a row read and written at every coordinate
+        made the running max_j |s_j| ~40% of the diagonal network's s_j pass), then the remaining
+        coordinates one per step. The same operations in the same order: the same bits."""
+        read = [f"{reg} = {value}" for reg, _, value, _ in registers]
+        write = [f"{row} = 1 if {reg} else 0" if boolean else f"{row} = {reg}" for reg, row, _, boolean in registers]
+        one = [*loads, *stmts]
+        # coordinate j + q: a loop index plus a literal, which LLVM knows is >= 0 (coord_layout)
+        unrolled = [s.replace("C[j, ", f"C[j + {q}, ") for q in range(_UNROLL) for s in one]
+        if any(re.search(r"\bj\b", s) for s in one for s in [s.replace("C[j, ", "")]):
+            raise AssertionError("step kernel: a coordinate loop reads coordinate j outside the rows of C")
+        lines = [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", "    for b in range(w):"]
+        lines += selects([" " * 8 + s for s in (*read, *unrolled, *write)])
+        lines += [f"for j in range(d - d % {_UNROLL}, d):", "    for b in range(w):"]
+        return lines + selects([" " * 8 + s for s in (*read, *one, *write)])
 
     def coord_doublings(self, n, item: Doublings, tag) -> None:
         """Doublings of per-coordinate States: n_snap rows per coordinate, copied in the scalar pass."""
@@ -373,15 +405,35 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
         return lines + self.pre
 
     def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
+        """``m`` over the data rows (:meth:`row_mean_lines`); where its terms divide by integer constants
+        (``Quotient(r*x, b)``, a mini-batch gradient's per-term 1/b), printed twice: for the run where
+        every such constant is 1 without the divisions (a/1 is a exactly: the same bits; a division per
+        coordinate, term and slot took ~20% of the diagonal network's b = 1 data pass), else with them."""
+        rows: dict = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
+        lines = self.row_mean_lines(m, names, rows)
+        exprs = [*m.exprs, *(e for c in m.lets for e in ((c.expr,) if isinstance(c, Let) else (c.init, c.next)))]
+        quotients = set().union(*(sp.sympify(e).atoms(Quotient) for e in exprs))
+        divisors = {q.args[1] for q in quotients}
+        if not divisors or not all(c in self.k.constants and c.is_integer for c in divisors):
+            return lines
+        self.unit_divisors = frozenset(divisors)
+        try:
+            unit = self.row_mean_lines(m, names, rows)
+        finally:
+            self.unit_divisors = frozenset()
+        ones = " & ".join(f"({code_name('c', c)} == 1)" for c in sorted(divisors, key=lambda c: c.name))
+        return [f"if {ones}:  # x/1 is x", *(f"    {line}" for line in unit), "else:", *(f"    {line}" for line in lines)]
+
+    def row_mean_lines(self, m: RowMean, names: dict, rows: dict) -> list[str]:
         """``m`` over the data rows in groups of ``_ROWS`` (then the remaining rows one by one): each
         row's intermediates (a Reduce over j with ``_UNROLL`` coordinates per loop step, its running
         value in a register), then the group's terms added to each sum in row order — the order of
-        one row at a time, with a loop over j and the slots per group instead of per row."""
+        one row at a time, with a loop over j and the slots per group instead of per row. ``rows``:
+        the intermediates' F rows, per row of a group (filled on first use)."""
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
         lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
-        rows = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
         nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
         lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
         lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows)]

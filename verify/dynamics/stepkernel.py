@@ -90,6 +90,8 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
     """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
     scalar pass, and what the load and the store of a slot do."""
 
+    unit_divisors: frozenset = frozenset()  # constants printed as 1 in a Quotient (coord_row_mean's copy)
+
     def __init__(self, k: StepKernel):
         self.k = k
         self.fr: dict = {}  # F rows (floats)
@@ -170,7 +172,7 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         if printed_order:
             return f"({SympyOrderPrinter(names).doprint(sp.sympify(e))})"
         check_rounding(e, what)
-        return f"({StepPrinter(names).doprint(sp.sympify(e))})"
+        return f"({StepPrinter(names, self.unit_divisors).doprint(sp.sympify(e))})"
 
     def bind(self, s) -> None:
         if s in self.names:

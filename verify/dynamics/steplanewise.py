@@ -171,6 +171,7 @@ class LanewiseBuilder(_Builder):
             return lines
         return lines[:q] + head + lets + head + [f"        {v} = {stored[v]}" for v in sorted(read)] + folds
 
+    reduce_registers = False  # coordinate_loop's two-loop form below reads the Reduces' rows
     ungated_post = False  # one slot: its selects are scalar ones, and a lane that stops leaves the chunk
 
     def store_lines(self) -> list[str]:

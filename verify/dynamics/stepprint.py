@@ -25,9 +25,10 @@ class StepPrinter(PythonCodePrinter):
     """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
     branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
 
-    def __init__(self, names: dict):
+    def __init__(self, names: dict, unit_divisors: frozenset = frozenset()):
         super().__init__({"fully_qualified_modules": True})
         self.names = names
+        self.unit_divisors = unit_divisors  # divisors known to be 1 here: Quotient(a, c) is a (a/1 = a exactly)
 
     def _print_Symbol(self, expr):
         if expr not in self.names:
@@ -67,6 +68,8 @@ class StepPrinter(PythonCodePrinter):
         return f"max({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
     def _print_Quotient(self, expr):
+        if expr.args[1] in self.unit_divisors:
+            return f"({self._print(expr.args[0])})"
         return f"({self._print(expr.args[0])} / {self._print(expr.args[1])})"
 
     def _print_MinOf(self, expr):
