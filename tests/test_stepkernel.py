@@ -334,3 +334,42 @@ def test_row_means_with_intermediates_match_a_plain_loop_in_any_block_width(monk
                 assert np.array_equal(out_f[:, i].view(np.int64), np.array(floats).view(np.int64)), (i, len(Z), budget)
             assert {0, 3} <= outcomes
     assert widths == {64, 16}
+
+
+@pytest.mark.parametrize("every", [3, 1, 7, -3, 0])
+def test_t_mod_a_constant_kept_per_slot_is_pythons_t_mod_c(every):
+    """Mod(T, c) for a constant c is kept per slot and advanced with T (no integer division per slot and
+    step): in the vector loop, in a checkpoint's condition and its items it is T % c with Python's sign
+    rule (and 0 for c = 0, numba's), for lanes of different lengths in one block."""
+    from verify.dynamics.stepkernel import Checkpoint, State
+
+    period = sp.Symbol("period", integer=True)
+    hits, cnt = sp.symbols("hits cnt", integer=True)
+    msum, csum = sp.symbols("msum csum", real=True)
+    k = StepKernel(
+        params=(x,), next_params=(xn,), lane_inputs=(eta,), constants=(steps_max, period), calls=(),
+        body=(Let(xn, x - eta), State(msum, 0.0, msum + sp.Mod(T, period)), CountWhere(hits, sp.Eq(sp.Mod(T, period), 0))),
+        stop=StopRule(before=((T >= steps_max, 3),
+                              Checkpoint(sp.Eq(sp.Mod(T, period), 0) | (x < 0.5),
+                                         (State(cnt, 0, cnt + 1), State(csum, 0.0, csum + sp.Mod(T, period))), ())),
+                      after=((xn <= 0.0, 0),)),
+        int_outputs=("outcome", "steps", "hits", "cnt"), float_outputs=("msum", "csum"), label="test_residues")
+    n = 70
+    x0 = np.linspace(1.0, 40.0, n)
+    out_i, out_f = np.zeros((4, n), np.int64), np.zeros((2, n))
+    compiled_engine(k)(np.arange(n), np.stack([x0, np.ones(n)]), 60, every, out_i, out_f)
+    for i in range(n):
+        xv, t, msum_, hits_, cnt_, csum_, status = float(x0[i]), 0, 0, 0, 0, 0, -1
+        while status < 0:
+            if t >= 60:
+                status = 3
+                break
+            if (t % every if every else 0) == 0 or xv < 0.5:  # numba's t % 0 is 0
+                cnt_, csum_ = cnt_ + 1, csum_ + (t % every if every else 0)
+            msum_ += t % every if every else 0
+            hits_ += (t % every if every else 0) == 0
+            xv, t = xv - 1.0, t + 1
+            if xv <= 0.0:
+                status = 0
+        assert out_i[:, i].tolist() == [status, t, hits_, cnt_], (i, every)
+        assert out_f[:, i].tolist() == [msum_, csum_], (i, every)

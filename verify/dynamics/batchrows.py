@@ -24,9 +24,8 @@ import sympy as sp
 
 from .stepitems import Let, Reduce, RowMean
 from .stepitems import reads as _free
+from .coordrows import _UNROLL
 from .stepprint import code_name, is_bool
-
-_UNROLL = 4  # coordinates per pass over the rows of a checkpoint's Reduce over j
 
 
 class BatchRowItems:

@@ -49,26 +49,15 @@ import sympy as sp
 from . import stepseries
 from .batchrows import BatchRowItems
 from .coordpark import ParkedSlots
+from .coordrows import _UNROLL, CoordinateRowMeans
 from .coordrare import RareUpdateItems
-from .stepitems import Doublings, Let, PerCoordinate, Quotient, RareUpdate, Reduce, RowMean, State
+from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, State
 from .stepitems import reads as _free
 from .stepprint import _IND, code_name, is_bool, lit, selects
 from .stepseries import TruncatedSeries
 
 _SV = "_SV_"  # placeholder for the parked rows' count, known once every block is printed
 _KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
-_ROWS = 4  # data rows per group of a per-coordinate row mean
-_UNROLL = 4  # coordinates per loop step of a Reduce over the coordinates of a data row
-
-
-def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
-    """``stmts`` in the loop over the block's slots (and over j, ``per_coordinate``)."""
-    if not stmts:
-        return []
-    head = [f"{ind}for j in range(d):", f"{ind}    for b in range(w):"] if per_coordinate \
-        else [f"{ind}for b in range(w):"]
-    deep = ind + (" " * 8 if per_coordinate else " " * 4)
-    return head + [deep + s for s in stmts]
 
 
 def input_output_rows(symbols, per_coordinate) -> dict:
@@ -81,7 +70,7 @@ def input_output_rows(symbols, per_coordinate) -> dict:
     return out
 
 
-class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
+class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRowMeans):
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
 
     # a block's Reduces over j run in registers, _UNROLL coordinates per loop step (registers_loop)
@@ -372,148 +361,6 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots):
                 raise ValueError(f"step kernel: Doublings of {v}: not a per-coordinate State")
             self.scalar.append(f"        C[j, {rows[0]} + {nv} * jp + {q}, b] = {self.cell(self.cr[v])}")
         self.cout.update({f"{item.name}_{p}_{q}": rows[p * nv + q] for p in range(item.count) for q in range(nv)})
-
-    # ------------------------------------------------------------------ the data pass
-    def coord_means(self) -> list[str]:
-        """The row lets and the row means, the per-coordinate ones in loops over j (relative indent)."""
-        k, lines = self.k, []
-        names = self.scalar_rows(False)
-        names.update({q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)})
-        scalar = [c for c in k.row_lets if not isinstance(c, PerCoordinate)]
-        if scalar:
-            lines.append("for b in range(w):")
-            for c in scalar:
-                r = self.frow(("row_let", c.name))
-                lines.append(f"    F[{r}, b] = {self.expr(c.expr, f'row let {c.name}', False, names)}")
-                names[c.name] = f"F[{r}, b]"
-        for blk in (c for c in k.row_lets if isinstance(c, PerCoordinate)):
-            for c in blk.items:
-                if not isinstance(c, Let):
-                    raise TypeError(f"step kernel: {c!r} cannot be a per-coordinate row let")
-                if c.name not in self.cr:
-                    self.crow(c.name)
-                names[c.name] = self.cell(self.cr[c.name])
-            lines += ["for j in range(d):", "    for b in range(w):"]
-            lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
-                      for c in blk.items]
-        if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows)
-            lines += self.batch_gather()
-        for m in k.row_means:
-            self.in_batch = m.batch
-            lines += self.coord_row_mean(m, names)
-            self.in_batch = False
-        return lines + self.pre
-
-    def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
-        """``m`` over the data rows (:meth:`row_mean_lines`); where its terms divide by integer constants
-        (``Quotient(r*x, b)``, a mini-batch gradient's per-term 1/b), printed twice: for the run where
-        every such constant is 1 without the divisions (a/1 is a exactly: the same bits; a division per
-        coordinate, term and slot took ~20% of the diagonal network's b = 1 data pass), else with them."""
-        rows: dict = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
-        lines = self.row_mean_lines(m, names, rows)
-        exprs = [*m.exprs, *(e for c in m.lets for e in ((c.expr,) if isinstance(c, Let) else (c.init, c.next)))]
-        quotients = set().union(*(sp.sympify(e).atoms(Quotient) for e in exprs))
-        divisors = {q.args[1] for q in quotients}
-        if not divisors or not all(c in self.k.constants and c.is_integer for c in divisors):
-            return lines
-        self.unit_divisors = frozenset(divisors)
-        try:
-            unit = self.row_mean_lines(m, names, rows)
-        finally:
-            self.unit_divisors = frozenset()
-        ones = " & ".join(f"({code_name('c', c)} == 1)" for c in sorted(divisors, key=lambda c: c.name))
-        return [f"if {ones}:  # x/1 is x", *(f"    {line}" for line in unit), "else:", *(f"    {line}" for line in lines)]
-
-    def row_mean_lines(self, m: RowMean, names: dict, rows: dict) -> list[str]:
-        """``m`` over the data rows in groups of ``_ROWS`` (then the remaining rows one by one): each
-        row's intermediates (a Reduce over j with ``_UNROLL`` coordinates per loop step, its running
-        value in a register), then the group's terms added to each sum in row order — the order of
-        one row at a time, with a loop over j and the slots per group instead of per row. ``rows``:
-        the intermediates' F rows, per row of a group (filled on first use)."""
-        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
-        acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
-        lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
-        lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
-        nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
-        lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
-        lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows)]
-        lines.append(f"for i in range({nr} - {nr} % {_ROWS}, {nr}):")
-        lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows)]
-        if m.mean:
-            for per_coordinate in (False, True):
-                lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
-                                if (q in self.fam) == per_coordinate], per_coordinate)
-        return lines
-
-    def row_names(self, names: dict, row: str, j: str = "j") -> dict:
-        """The data symbols of data row ``row`` (coordinate ``j`` for the per-coordinate ones)."""
-        names, col = dict(names), 0
-        for z in self.k.data:
-            if z in self.fam:
-                names[z] = self.data_cell(row, j)
-            else:
-                names[z] = self.data_cell(row, f"d + {col}")
-                col += 1
-        return names
-
-    def at(self, names: dict, j: str) -> dict:
-        """``names`` with the per-coordinate rows at coordinate ``j``."""
-        out = dict(names)
-        out.update({q: self.cell(self.cr[q], j) for q in self.cr if isinstance(q, sp.Symbol) and q in names})
-        return out
-
-    def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict) -> list[str]:
-        """The rows i, …, i + size − 1 of a row mean: their intermediates (one loop per intermediate for
-        the group's rows: a Reduce reads coordinate j's quantities once for all of them), then their
-        terms of each sum, added in row order."""
-        lines = []
-        group = [f"i + {u}" if size > 1 else "i" for u in range(size)]
-        lets: list = [{} for _ in group]  # each row's intermediates
-        for c in m.lets:
-            regs = []
-            for u in range(size):
-                key = ("row", c.name, u)
-                if key not in rows[u]:
-                    rows[u][key] = self.frow(key)
-                regs.append(f"F[{rows[u][key]}, b]")
-            if isinstance(c, Reduce):
-                if is_bool(c.init):
-                    raise TypeError("step kernel: a row mean's Reduce is a float")
-                lines += _loop([f"{reg} = {self.expr(c.init, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
-                                for reg, row, lt in zip(regs, group, lets)], False)
-                lines += self.reduce_over_j(c, regs, names, group, lets, m.printed_order)
-            elif _free(c) & self.fam:
-                raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
-            else:
-                lines += _loop([f"{reg} = {self.expr(c.expr, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
-                                for reg, row, lt in zip(regs, group, lets)], False)
-            for reg, lt in zip(regs, lets):
-                lt[c.name] = reg
-        per_row = [{**self.row_names(names, row), **lt} for row, lt in zip(group, lets)]
-        for per_coordinate in (False, True):
-            stmts = []  # one running value per sum, in a register across the group's rows
-            for n, (q, e) in enumerate((q, e) for q, e in zip(m.names, m.exprs) if (q in self.fam) == per_coordinate):
-                stmts.append(f"a{n} = {acc[q]}")
-                stmts += [f"a{n} = a{n} + {self.expr(e, 'row mean', m.printed_order, rn)}" for rn in per_row]
-                stmts.append(f"{acc[q]} = a{n}")
-            lines += _loop(stmts, per_coordinate)
-        return lines
-
-    def reduce_over_j(self, c: Reduce, regs: list, names: dict, group: list, lets: list,
-                      printed_order: bool) -> list[str]:
-        """``reg = next`` for j = 0..d−1 in order, for each row of the group (register ``regs[u]`` of
-        row ``group[u]``), ``_UNROLL`` coordinates per loop step, the running values in registers."""
-        def steps(count: int) -> list[str]:
-            out = [f"a{u} = {reg}" for u, reg in enumerate(regs)]
-            for v in range(count):
-                jv = f"j + {v}" if count > 1 else "j"
-                for u, (row, lt) in enumerate(zip(group, lets)):
-                    rn = {**self.at(self.row_names(names, row, jv), jv), **lt, c.name: f"a{u}"}
-                    out.append(f"a{u} = {self.expr(c.next, 'row mean', printed_order, rn)}")
-            return [" " * 8 + line for line in (*out, *(f"{reg} = a{u}" for u, reg in enumerate(regs)))]
-
-        return [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", "    for b in range(w):", *steps(_UNROLL),
-                f"for j in range(d - d % {_UNROLL}, d):", "    for b in range(w):", *steps(1)]
 
     # ------------------------------------------------------------------ load, store, template
     def io_rows(self, symbols) -> dict:

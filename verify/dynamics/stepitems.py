@@ -349,3 +349,15 @@ def reads(item) -> set:
     if isinstance(item, (sp.Basic, bool, int, float)) and not isinstance(item, str):
         return set(sp.sympify(item).free_symbols)
     return set()
+
+
+def step_residues(item) -> set:
+    """The ``Mod(T, c)`` an item (a declaration, or a tuple of them) reads, ``c`` any expression: the
+    engine keeps those with ``c`` a kernel constant as per-slot residues (:mod:`.stepkernel`)."""
+    if isinstance(item, (tuple, list)):
+        return set().union(set(), *(step_residues(i) for i in item))
+    if dataclasses.is_dataclass(item):
+        return set().union(set(), *(step_residues(getattr(item, f.name)) for f in dataclasses.fields(item)))
+    if isinstance(item, sp.Basic):
+        return {m for m in item.atoms(sp.Mod) if m.args[0] == T}
+    return set()

@@ -73,7 +73,8 @@ from .coordloop import CoordinateItems
 from .stepcheckpoint import CheckpointItems
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
-                        RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step)
+                        RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step,
+                        step_residues)
 from .steplayout import STRIDE, flat_rows, block_width
 from .stepobservers import ScalarPassItems
 from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
@@ -131,6 +132,11 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
         self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
         self.pre_checks: list[str] = []  # a first checkpoint decided before the vector loop
+        # T mod c for a constant c (a check every c steps) kept per slot, advanced with T: an integer
+        # division per slot and step (~40 cycles) was ~10% of the diagonal network's SGD step
+        self.residues = {m: self.nrow(("residue", m)) for m in sorted(step_residues((k.prelude, k.body, k.stop)), key=str)
+                         if m.args[1] in k.constants}
+        self.loads_i += [(r, 0) for r in self.residues.values()]  # T = 0 at a lane's start
 
     chunk_exit = ""  # the lane-by-lane engine leaves a chunk once its lane has finished
 
@@ -172,7 +178,30 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         if printed_order:
             return f"({SympyOrderPrinter(names).doprint(sp.sympify(e))})"
         check_rounding(e, what)
-        return f"({StepPrinter(names, self.unit_divisors).doprint(sp.sympify(e))})"
+        return f"({StepPrinter(names, self.unit_divisors, self.residue_names(names)).doprint(sp.sympify(e))})"
+
+    def residue_names(self, names: dict) -> dict:
+        """Where ``names`` reads T: the vector loop's ``t`` (the step's T, loaded at its top) or the row
+        ``N[2, b]`` (before the vector loop: the step's T; after it: the next), the residues of T kept
+        alongside (``tr<r>`` loaded with t, or their rows), so that a residue and T always agree."""
+        t = names.get(T)
+        if t == "t":
+            return {m: f"tr{r}" for m, r in self.residues.items()}
+        if t == "N[2, b]":
+            return {m: f"N[{r}, b]" for m, r in self.residues.items()}
+        return {}
+
+    def residue_lines(self) -> tuple[list[str], list[str]]:
+        """The vector loop's loads of the residues of T (with ``t``) and their advance (with T's):
+        (T + 1) mod c from T mod c, with Python's sign rule (numba's, and 0 for c = 0)."""
+        loads, advance = [], []
+        for m, r in self.residues.items():
+            c = code_name("c", m.args[1])
+            loads.append(f"{_IND}tr{r} = N[{r}, b]")
+            advance += [f"{_IND}tn{r} = tr{r} + 1",
+                        f"{_IND}N[{r}, b] = select(go, select({c} > 0, select(tn{r} == {c}, 0, tn{r}), "
+                        f"select({c} < 0, select(tn{r} > 0, {c} + 1, tn{r}), 0)), tr{r})"]
+        return loads, advance
 
     def bind(self, s) -> None:
         if s in self.names:
@@ -431,6 +460,7 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     body, post, writes, post_flags = (selects(lines) for lines in (bld.body, post, writes, bld.post_flags))
     extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
     load, store = bld.load_lines(), bld.store_lines()
+    residue_loads, residue_advance = bld.residue_lines()
     kernels = list(dict.fromkeys(c.kernel for c in k.calls))
     kargs = "".join(f"k_{kn}_p, " for kn in kernels)
     cargs = "".join(f"{code_name('c', s)}, " for s in k.constants)
@@ -499,14 +529,14 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
             extra = 0
             for b in range(w):  # the step and its observers: selects, no calls (vectorised)
                 t = N[2, b]
-                act = N[1, b] == -1
+                act = N[1, b] == -1{''.join(nl + line for line in residue_loads)}
 {nl.join(loads)}
 {nl.join(body)}
 {nl.join(post)}
 {nl.join(status_lines)}
 {nl.join(post_flags)}
 {nl.join(writes)}
-                N[2, b] = select(go, t + 1, t)
+                N[2, b] = select(go, t + 1, t){''.join(nl + line for line in residue_advance)}
                 extra |= {extra}{cpost}
             if extra:
                 for b in range(w):  # the scalar pass over the flagged slots

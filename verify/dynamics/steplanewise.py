@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import re
 
-from .coordloop import _KC, _loop
+from .coordloop import _KC
+from .coordrows import _loop
 from .stepitems import Reduce, RowMean, Window
 from .stepitems import reads as _free
 from .stepkernel import _Builder

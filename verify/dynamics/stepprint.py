@@ -25,10 +25,16 @@ class StepPrinter(PythonCodePrinter):
     """Symbols as the generated code's names; ``x**2`` as ``x*x``; floats exactly; booleans as the
     branch-free ``&``, ``|``, ``not`` (``and``/``or`` would branch and stop the vectoriser)."""
 
-    def __init__(self, names: dict, unit_divisors: frozenset = frozenset()):
+    def __init__(self, names: dict, unit_divisors: frozenset = frozenset(), residues: dict | None = None):
         super().__init__({"fully_qualified_modules": True})
         self.names = names
         self.unit_divisors = unit_divisors  # divisors known to be 1 here: Quotient(a, c) is a (a/1 = a exactly)
+        self.residues = residues or {}  # Mod(T, c) -> the name holding it, where it is kept (stepkernel)
+
+    def _print_Mod(self, expr):
+        if expr in self.residues:
+            return self.residues[expr]
+        return super()._print_Mod(expr)
 
     def _print_Symbol(self, expr):
         if expr not in self.names:
