@@ -149,9 +149,14 @@ class BatchRowItems:
         if m.batch or any(q in self.fam for q in m.names):
             raise ValueError("step kernel: a checkpoint's RowMean is over all rows and has scalar sums only")
         for q in sorted(_free(m) & self.fam, key=lambda s: s.name):
+            if q in self.inline_lets and self.checkpoint_early:
+                continue  # a row let printed where read: the parameters at this step (decided early)
+            self.inline_lets.pop(q, None)
             if q not in self.cr and q not in self.k.data:
-                self.crow(q)  # a row let (β) read here only: kept in a row
+                self.crow(q)  # a row let (β) read here only: kept in a row, written by the data pass
         names = {**names, **{q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)}}
+        for q, c in self.inline_lets.items():  # printed at the coordinate of each read (self.at)
+            names[q] = self.expr(c.expr, "row let", c.printed_order, names)
         lines, lets = self.every_row_intermediates(m, names, "checkpoint")
         row = {**self.row_names(names, "i"), **lets}
         acc = {q: code_name("s", q) for q in m.names}

@@ -98,6 +98,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
         self.written: set = set()  # the per-coordinate parameters a block writes
         self.written_states: set = set()  # the per-coordinate States a block writes
         self.bool_names = {i.name for i in (*k.prelude, *k.body) if isinstance(i, Let) and is_bool(i.expr)}
+        self.inline_lets: dict = {}  # row lets printed where read (.coordrows.CoordinateRowMeans.inline_row_lets)
         if not fam:
             return
         per_coordinate_data = [z for z in k.data if z in fam]
@@ -127,6 +128,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                     self.crow(i.name)
                 if isinstance(i, State):
                     self.cout[i.name.name] = self.cr[i.name]
+        self.inline_lets = self.inline_row_lets()
 
     def crow(self, key) -> int:
         self.cr[key] = len(self.cr)

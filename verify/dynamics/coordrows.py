@@ -47,15 +47,21 @@ class CoordinateRowMeans:
                 lines.append(f"    F[{r}, b] = {self.expr(c.expr, f'row let {c.name}', False, names)}")
                 names[c.name] = f"F[{r}, b]"
         for blk in (c for c in k.row_lets if isinstance(c, PerCoordinate)):
+            stored = []
             for c in blk.items:
                 if not isinstance(c, Let):
                     raise TypeError(f"step kernel: {c!r} cannot be a per-coordinate row let")
+                if c.name in self.inline_lets:  # its expression where it is read (inline_row_lets)
+                    names[c.name] = self.expr(c.expr, "row let", c.printed_order, names)
+                    continue
                 if c.name not in self.cr:
                     self.crow(c.name)
                 names[c.name] = self.cell(self.cr[c.name])
-            lines += ["for j in range(d):", "    for b in range(w):"]
-            lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
-                      for c in blk.items]
+                stored.append(c)
+            if stored:
+                lines += ["for j in range(d):", "    for b in range(w):"]
+                lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
+                          for c in stored]
         if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows)
             lines += self.batch_gather()
         for m in k.row_means:
@@ -117,10 +123,25 @@ class CoordinateRowMeans:
         return names
 
     def at(self, names: dict, j: str) -> dict:
-        """``names`` with the per-coordinate rows at coordinate ``j``."""
+        """``names`` with the per-coordinate rows, and the inline row lets, at coordinate ``j``."""
         out = dict(names)
         out.update({q: self.cell(self.cr[q], j) for q in self.cr if isinstance(q, sp.Symbol) and q in names})
+        for q, c in self.inline_lets.items():
+            if q in names:
+                out[q] = self.expr(c.expr, "row let", c.printed_order, out)
         return out
+
+    def inline_row_lets(self) -> dict:
+        """The per-coordinate row lets printed where they are read, ``{name: Let}``: in a kernel with
+        mini-batch rows, those no item of the step reads (only row means and checkpoints). A batch of a
+        few rows reads β_j = u_j v_j a few times per step: its own pass over j and the slots, storing a
+        row, cost more than the products (~5% of the diagonal network's b = 1 SGD step). A checkpoint
+        decided in the scalar pass cannot read the parameters: it gets the row
+        (:meth:`.batchrows.BatchRowItems.checkpoint_row_mean`)."""
+        if not self.batch_rows():
+            return {}
+        return {c.name: c for blk in self.k.row_lets if isinstance(blk, PerCoordinate) for c in blk.items
+                if isinstance(c, Let) and c.name not in self.cr}
 
     def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict) -> list[str]:
         """The rows i, …, i + size − 1 of a row mean: their intermediates (one loop per intermediate for

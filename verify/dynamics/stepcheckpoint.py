@@ -42,6 +42,7 @@ class CheckpointItems:
         stashed = sorted(free - own - set(snames) - self.fam, key=lambda q: q.name)
         early = self.decided_early(j, item, stashed, set(snames))
         self.check_cell_reads(item, early)
+        self.checkpoint_early = early  # (its row means may read the inline row lets: .batchrows)
         if early:  # the pre-pass has recorded the pass or stopped the lane: the vector loop's test is false
             self.body.append(f"{_IND}{here} = False")
         else:
