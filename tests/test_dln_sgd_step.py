@@ -137,6 +137,23 @@ def test_a_checkpoint_reading_parameters_is_decided_before_the_vector_loop():
     assert "checkpoint, before the step" not in kernel_source(late)
 
 
+def test_the_row_let_beta_is_printed_where_read_unless_a_late_checkpoint_reads_it():
+    """β = u ⊙ v (a row let) is printed inline in the batch rows and the early checkpoint: no pass stores
+    it. A checkpoint decided in the scalar pass, where a slot that did not step holds its discarded step
+    (.coordpark), reads β from the row the data pass stores at this step instead (and the batch rows then
+    read that row)."""
+    import re
+
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    beta_pass = re.compile(r"C\[j, \d+ \+ b\] = \(C\[j, 0 \+ b\]\*C\[j, 64 \+ b\]\)")
+    source = kernel_source(k)
+    assert not beta_pass.search(source) and "(C[j + 0, 0 + b]*C[j + 0, 64 + b])*ZB[" in source
+    late = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=((T < 0, 1), k.stop.before[0])))
+    late_source = kernel_source(late)
+    assert len(beta_pass.findall(late_source)) == 1
+    assert re.search(r"\(C\[j \+ 0, \d+ \+ b\]\*ZB\[", late_source)  # the batch rows read the row too
+
+
 def test_seed_groups_of_their_own_tables_change_no_bit(monkeypatch):
     """Seeds whose tables do not fit together run in one engine call per group: the same bits."""
     p = _dln.e3_problem(0)
