@@ -10,11 +10,12 @@ per d, in a time that grows with d.
 Where the pieces go (each a loop over j around the branch-free loop over the block's slots, which
 stays the vectorised one):
 
-* ``row_lets``: a PerCoordinate block of Lets (β_j = u_j v_j) before the row means;
-* ``row_means``: a :class:`~.stepitems.RowMean` whose expression reads a per-coordinate quantity
-  accumulates a per-coordinate sum (G_j = Σ_i r_i x_ij); its per-row intermediates may be
-  :class:`~.stepitems.Reduce` — an in-order reduction over j (the residual r_i = (…(−y_i + x_i0 β_0)
-  + …) + x_{i,d−1} β_{d−1});
+* ``row_lets``: a PerCoordinate block of Lets (β_j = u_j v_j) before the row means (or, with mini-batch
+  rows, printed where read: :meth:`.coordrows.CoordinateRowMeans.inline_row_lets`);
+* ``row_means`` (printed by :mod:`.coordrows`): a :class:`~.stepitems.RowMean` whose expression reads
+  a per-coordinate quantity accumulates a per-coordinate sum (G_j = Σ_i r_i x_ij); its per-row
+  intermediates may be :class:`~.stepitems.Reduce` — an in-order reduction over j (the residual
+  r_i = (…(−y_i + x_i0 β_0) + …) + x_{i,d−1} β_{d−1});
 * ``body``: the PerCoordinate blocks before its first other item run before the vector loop (Lets
   and Reduces of the rows: the parameters, lane inputs, States and row means at θ_t — s_j = γ G_j/n,
   max_j |s_j|), and the vector loop reads their Reduces; those after it run after the vector loop
@@ -29,8 +30,9 @@ Layout: the per-coordinate rows live in an array ``C`` of their own, one row per
 its K rows of W slots, ``C[j, k·W + b]``: within the loop over the slots every per-coordinate access
 is a row of one coordinate plus a constant, as the scalar rows are (:mod:`.steplayout`). A data row's
 sums run in groups of rows, a Reduce over j a few coordinates per loop step, the running values in
-registers. Once no lane is left to load, the live slots move to the front of the block. A
-per-coordinate quantity takes d consecutive rows of ``I`` and, as an output, of ``out_f``.
+registers (a block's Reduces too: :meth:`CoordinateItems.registers_loop`). Once no lane is left to
+load, the live slots move to the front of the block. A per-coordinate quantity takes d consecutive rows
+of ``I`` and, as an output, of ``out_f``.
 
 Speed: the loops run across the lanes of a block, so many lanes side by side run faster than a kernel
 looping over one lane's coordinates and rows, few live lanes slower (the diagonal network at d = 30,
