@@ -172,3 +172,15 @@ def test_seeds_and_stepsizes_may_be_lists(run):
     rest = (1, [3, 4], 50, 1e-8, 5, 24, 64, _dln.batch_curvatures(p.X, 1))
     listed, arrays = run(*args, [0.1, 0.3], *rest), run(*args, np.array([0.1, 0.3]), 1, np.array([3, 4]), *rest[2:])
     assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(listed, arrays))
+
+
+def test_a_batch_row_mean_dividing_by_b_gets_a_copy_without_the_divisions_for_b_1_only():
+    """The copy for b = 1 (a/1 is a) is printed for divisions by integer constants only: a float
+    divisor keeps its divisions in the one copy."""
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    assert kernel_source(k).count("x/1 is x") == 1
+    nb, loss_tol = sp.Symbol("nb", integer=True), sp.Symbol("loss_tol", real=True)
+    m = k.row_means[0]
+    by_float = dataclasses.replace(m, exprs=tuple(sp.sympify(e).xreplace({nb: loss_tol}) for e in m.exprs))
+    source = kernel_source(dataclasses.replace(k, row_means=(by_float,)))
+    assert "x/1 is x" not in source and "/ c_loss_tol" in source

@@ -2,6 +2,7 @@
 exactly what a plain Python loop with the same declared arithmetic gives; rounding-ambiguous declarations
 are refused."""
 import math
+import re
 
 import numba
 import numpy as np
@@ -336,40 +337,60 @@ def test_row_means_with_intermediates_match_a_plain_loop_in_any_block_width(monk
     assert widths == {64, 16}
 
 
-@pytest.mark.parametrize("every", [3, 1, 7, -3, 0])
-def test_t_mod_a_constant_kept_per_slot_is_pythons_t_mod_c(every):
-    """Mod(T, c) for a constant c is kept per slot and advanced with T (no integer division per slot and
-    step): in the vector loop, in a checkpoint's condition and its items it is T % c with Python's sign
-    rule (and 0 for c = 0, numba's), for lanes of different lengths in one block."""
+def _residue_kernel(period, early: bool):
+    """Mod(T, period) in the vector loop (a State, a CountWhere), in a checkpoint's condition and its
+    items; the checkpoint decided before the vector loop (the first before-rule) or in the scalar pass."""
     from verify.dynamics.stepkernel import Checkpoint, State
 
-    period = sp.Symbol("period", integer=True)
     hits, cnt = sp.symbols("hits cnt", integer=True)
     msum, csum = sp.symbols("msum csum", real=True)
-    k = StepKernel(
+    check = Checkpoint(sp.Eq(sp.Mod(T, period), 0) | (x < 0.5),
+                       (State(cnt, 0, cnt + 1), State(csum, 0.0, csum + sp.Mod(T, period))), ())
+    budget = (T >= steps_max, 3)
+    return StepKernel(
         params=(x,), next_params=(xn,), lane_inputs=(eta,), constants=(steps_max, period), calls=(),
         body=(Let(xn, x - eta), State(msum, 0.0, msum + sp.Mod(T, period)), CountWhere(hits, sp.Eq(sp.Mod(T, period), 0))),
-        stop=StopRule(before=((T >= steps_max, 3),
-                              Checkpoint(sp.Eq(sp.Mod(T, period), 0) | (x < 0.5),
-                                         (State(cnt, 0, cnt + 1), State(csum, 0.0, csum + sp.Mod(T, period))), ())),
-                      after=((xn <= 0.0, 0),)),
-        int_outputs=("outcome", "steps", "hits", "cnt"), float_outputs=("msum", "csum"), label="test_residues")
+        stop=StopRule(before=(check, budget) if early else (budget, check), after=((xn <= 0.0, 0),)),
+        int_outputs=("outcome", "steps", "hits", "cnt"), float_outputs=("msum", "csum"),
+        label=f"test_residues_{int(early)}")
+
+
+@pytest.mark.parametrize("early", [False, True])
+@pytest.mark.parametrize("lanewise_below", [0, 1000])
+def test_t_mod_a_constant_kept_per_slot_is_pythons_t_mod_c(early, lanewise_below):
+    """Mod(T, c) for an integer constant c is kept per slot and advanced with T (no integer division per
+    slot and step): in the vector loop, in a checkpoint's condition and its items, blocked and lane by
+    lane, it is T % c with Python's sign rule (and 0 for c = 0, numba's), for lanes of different lengths
+    (70: more than a block, so slots are refilled and moved)."""
+    k = _residue_kernel(sp.Symbol("period", integer=True), early)
+    assert "%" not in kernel_source(k) and "%" not in kernel_source(k, lanewise=True)
+    engine = compiled_engine(k, lanewise_below)
     n = 70
     x0 = np.linspace(1.0, 40.0, n)
-    out_i, out_f = np.zeros((4, n), np.int64), np.zeros((2, n))
-    compiled_engine(k)(np.arange(n), np.stack([x0, np.ones(n)]), 60, every, out_i, out_f)
-    for i in range(n):
-        xv, t, msum_, hits_, cnt_, csum_, status = float(x0[i]), 0, 0, 0, 0, 0, -1
-        while status < 0:
-            if t >= 60:
-                status = 3
-                break
-            if (t % every if every else 0) == 0 or xv < 0.5:  # numba's t % 0 is 0
-                cnt_, csum_ = cnt_ + 1, csum_ + (t % every if every else 0)
-            msum_ += t % every if every else 0
-            hits_ += (t % every if every else 0) == 0
-            xv, t = xv - 1.0, t + 1
-            if xv <= 0.0:
-                status = 0
-        assert out_i[:, i].tolist() == [status, t, hits_, cnt_], (i, every)
-        assert out_f[:, i].tolist() == [msum_, csum_], (i, every)
+    for every in (3, 1, 7, -3, 0):
+        out_i, out_f = np.zeros((4, n), np.int64), np.zeros((2, n))
+        engine(np.arange(n), np.stack([x0, np.ones(n)]), 60, every, out_i, out_f)
+        for i in range(n):
+            xv, t, msum_, hits_, cnt_, csum_, status = float(x0[i]), 0, 0, 0, 0, 0, -1
+            while status < 0:
+                mod = t % every if every else 0  # numba's t % 0 is 0
+                if early and (mod == 0 or xv < 0.5):
+                    cnt_, csum_ = cnt_ + 1, csum_ + mod
+                if t >= 60:
+                    status = 3
+                    break
+                if not early and (mod == 0 or xv < 0.5):
+                    cnt_, csum_ = cnt_ + 1, csum_ + mod
+                msum_ += mod
+                hits_ += mod == 0
+                xv, t = xv - 1.0, t + 1
+                if xv <= 0.0:
+                    status = 0
+            assert out_i[:, i].tolist() == [status, t, hits_, cnt_], (i, every)
+            assert out_f[:, i].tolist() == [msum_, csum_], (i, every)
+
+
+def test_t_mod_a_float_constant_is_computed_at_each_step():
+    """A residue counts whole steps: T mod a float constant (2.5, say) keeps Python's % at each step."""
+    source = kernel_source(_residue_kernel(sp.Symbol("period", real=True), True))
+    assert "% c_period" in source and not re.search(r"\btr\d+\b", source)

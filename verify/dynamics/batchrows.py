@@ -14,9 +14,14 @@
   (``R[c, i]``, as the lane-by-lane engine's row means, :mod:`.steplanewise`; the per-coordinate data
   transposed ``ZT[j, i]``, copied once per call), then each sum over the rows in row order — each
   row's chain and each sum in the declared order, as a row mean of the step prints it. It reads the
-  per-coordinate quantities at this step: the row lets (β = u ⊙ v) as the step's data pass computed
-  them, and the parameters and States only when the checkpoint is decided before the vector loop
-  (:meth:`.stepcheckpoint.CheckpointItems.decided_early`).
+  per-coordinate quantities at this step: the parameters and States only when the checkpoint is decided
+  before the vector loop (:meth:`.stepcheckpoint.CheckpointItems.decided_early`), and so the row lets
+  (β = u ⊙ v) printed inline there; decided in the scalar pass, the row lets as the step's data pass
+  stored them.
+* Batch rows are few per step, so a per-coordinate row let is printed where it is read instead of in a
+  pass storing it (:meth:`.coordrows.CoordinateRowMeans.inline_row_lets`), and a batch row mean that
+  divides by integer constants gets a copy without the divisions for the run where they are 1
+  (:meth:`.coordrows.CoordinateRowMeans.coord_row_mean`).
 """
 from __future__ import annotations
 
@@ -142,15 +147,18 @@ class BatchRowItems:
             lets[c.name] = reg
         return lines, lets
 
-    def checkpoint_row_mean(self, m: RowMean, names: dict) -> list[str]:
-        """``m`` over all rows of ``Z`` for one slot in the scalar pass (relative indent): the per-row
-        intermediates of every row (:meth:`every_row_intermediates`), then each sum over the rows in row
-        order into the locals ``s_<name>``."""
+    def checkpoint_row_mean(self, m: RowMean, names: dict, early: bool) -> list[str]:
+        """``m`` over all rows of ``Z`` for one slot (relative indent): the per-row intermediates of every
+        row (:meth:`every_row_intermediates`), then each sum over the rows in row order into the locals
+        ``s_<name>``. ``early``: the checkpoint is decided before the vector loop, where the parameters
+        are this step's, so it reads an inline row let's expression (β = u ⊙ v: u and v); one decided in
+        the scalar pass reads the row the data pass stores (the checkpoints are printed before the data
+        pass, :func:`.stepkernel.kernel_source`, which then prints the pass for that row let)."""
         if m.batch or any(q in self.fam for q in m.names):
             raise ValueError("step kernel: a checkpoint's RowMean is over all rows and has scalar sums only")
         for q in sorted(_free(m) & self.fam, key=lambda s: s.name):
-            if q in self.inline_lets and self.checkpoint_early:
-                continue  # a row let printed where read: the parameters at this step (decided early)
+            if q in self.inline_lets and early:
+                continue  # a row let printed where read: the parameters at this step
             self.inline_lets.pop(q, None)
             if q not in self.cr and q not in self.k.data:
                 self.crow(q)  # a row let (β) read here only: kept in a row, written by the data pass

@@ -338,13 +338,14 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
         read = [f"{reg} = {value}" for reg, _, value, _ in registers]
         write = [f"{row} = 1 if {reg} else 0" if boolean else f"{row} = {reg}" for reg, row, _, boolean in registers]
         one = [*loads, *stmts]
-        # coordinate j + q: a loop index plus a literal, which LLVM knows is >= 0 (coord_layout)
-        unrolled = [s.replace("C[j, ", f"C[j + {q}, ") for q in range(_UNROLL) for s in one]
-        if any(re.search(r"\bj\b", s) for s in one for s in [s.replace("C[j, ", "")]):
-            raise AssertionError("step kernel: a coordinate loop reads coordinate j outside the rows of C")
-        lines = [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", "    for b in range(w):"]
-        lines += selects([" " * 8 + s for s in (*read, *unrolled, *write)])
-        lines += [f"for j in range(d - d % {_UNROLL}, d):", "    for b in range(w):"]
+        lines = []
+        # coordinate j + q: a loop index plus a literal, which LLVM knows is >= 0 (coord_layout); a
+        # statement reading j elsewhere than in a row of C (none can today) keeps one coordinate per step
+        if not any(re.search(r"\bj\b", s.replace("C[j, ", "")) for s in one):
+            unrolled = [s.replace("C[j, ", f"C[j + {q}, ") for q in range(_UNROLL) for s in one]
+            lines = [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", "    for b in range(w):"]
+            lines += selects([" " * 8 + s for s in (*read, *unrolled, *write)])
+        lines += [f"for j in range(d - d % {_UNROLL}, d):" if lines else "for j in range(d):", "    for b in range(w):"]
         return lines + selects([" " * 8 + s for s in (*read, *one, *write)])
 
     def coord_doublings(self, n, item: Doublings, tag) -> None:

@@ -1,12 +1,14 @@
 """The data pass of a declared step kernel with per-coordinate quantities (:mod:`.coordloop`): the row
-lets (β_j = u_j v_j) and the row means, before the vector loop, in loops over j and the slots.
+lets (β_j = u_j v_j; with mini-batch rows printed where they are read,
+:meth:`CoordinateRowMeans.inline_row_lets`) and the row means, before the vector loop, in loops over j
+and the slots.
 
 A row mean runs over the data rows — all of ``Z``, or a slot's mini-batch rows (:mod:`.batchrows`) — in
 groups of ``_ROWS`` rows: each row's intermediates (a :class:`~.stepitems.Reduce` over j, ``_UNROLL``
 coordinates per loop step, its running value in a register), then the group's terms added to each sum
-in row order, so every sum has the order of one row at a time (the same bits). A row mean whose terms
-divide by integer constants (a mini-batch gradient's 1/b) is printed twice: without the divisions for
-the run where the constants are 1, with them otherwise (:meth:`CoordinateRowMeans.coord_row_mean`).
+in row order, so every sum has the order of one row at a time (the same bits). A batch row mean whose
+terms divide by integer constants (a mini-batch gradient's 1/b) is printed twice: without the divisions
+for the run where the constants are 1, with them otherwise (:meth:`CoordinateRowMeans.coord_row_mean`).
 """
 from __future__ import annotations
 
@@ -71,12 +73,16 @@ class CoordinateRowMeans:
         return lines + self.pre
 
     def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
-        """``m`` over the data rows (:meth:`row_mean_lines`); where its terms divide by integer constants
-        (``Quotient(r*x, b)``, a mini-batch gradient's per-term 1/b), printed twice: for the run where
-        every such constant is 1 without the divisions (a/1 is a exactly: the same bits; a division per
-        coordinate, term and slot took ~20% of the diagonal network's b = 1 data pass), else with them."""
+        """``m`` over the data rows (:meth:`row_mean_lines`); a batch row mean whose terms divide by integer
+        constants (``Quotient(r*x, b)``, a mini-batch gradient's per-term 1/b) is printed twice: for the
+        run where every such constant is 1 without the divisions (a/1 is a exactly: the same bits; a
+        division per coordinate, term and slot took ~20% of the diagonal network's b = 1 data pass), else
+        with them. (A row mean over all rows is not: a full batch of one row is rare, and the copy doubles
+        the data pass's code.)"""
         rows: dict = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
         lines = self.row_mean_lines(m, names, rows)
+        if not m.batch:
+            return lines
         exprs = [*m.exprs, *(e for c in m.lets for e in ((c.expr,) if isinstance(c, Let) else (c.init, c.next)))]
         quotients = set().union(*(sp.sympify(e).atoms(Quotient) for e in exprs))
         divisors = {q.args[1] for q in quotients}

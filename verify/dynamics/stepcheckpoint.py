@@ -42,7 +42,6 @@ class CheckpointItems:
         stashed = sorted(free - own - set(snames) - self.fam, key=lambda q: q.name)
         early = self.decided_early(j, item, stashed, set(snames))
         self.check_cell_reads(item, early)
-        self.checkpoint_early = early  # (its row means may read the inline row lets: .batchrows)
         if early:  # the pre-pass has recorded the pass or stopped the lane: the vector loop's test is false
             self.body.append(f"{_IND}{here} = False")
         else:
@@ -68,7 +67,7 @@ class CheckpointItems:
             elif isinstance(i, State):
                 code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
             elif isinstance(i, RowMean):
-                lines = self.checkpoint_row_mean(i, snames) if self.fam else self.row_mean(i, snames, vector=False)
+                lines = self.checkpoint_row_mean(i, snames, early) if self.fam else self.row_mean(i, snames, vector=False)
                 code += ["    " + line for line in lines]
                 snames.update({q: code_name("s", q) for q in i.names})
             else:

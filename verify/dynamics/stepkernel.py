@@ -24,6 +24,8 @@ Conditions and values are expressions in the named step quantities: the paramete
 intermediates (among them θ'), the per-lane inputs (η, …), run-wide constants, the step index :data:`T`
 and the observers declared before (their value after this step's update). Each is printed by our code
 printer (never eval'd text) into one generated function; every condition is ANDed with "the lane steps".
+``Mod(T, c)`` for an integer constant c (a check every c steps) is kept per slot and advanced with T
+(:meth:`_Builder.residue_lines`), not computed by an integer division per slot and step.
 
 Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at |x| ≤ xtol or a budget::
 
@@ -132,10 +134,11 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         self.rare_flag = None  # the flag row of the last run of RareUpdates (one flag per run)
         self.scratch_rows = 0  # rows per data row of P, the row means' stashed intermediates
         self.pre_checks: list[str] = []  # a first checkpoint decided before the vector loop
-        # T mod c for a constant c (a check every c steps) kept per slot, advanced with T: an integer
-        # division per slot and step (~40 cycles) was ~10% of the diagonal network's SGD step
+        # T mod c for an integer constant c (a check every c steps) kept per slot, advanced with T
+        # (residue_lines): an integer division per slot and step costs ~40 cycles, where the advance is
+        # a few selects (a float c keeps the division: T mod 2.5 is no counter of whole steps)
         self.residues = {m: self.nrow(("residue", m)) for m in sorted(step_residues((k.prelude, k.body, k.stop)), key=str)
-                         if m.args[1] in k.constants}
+                         if m.args[1] in k.constants and m.args[1].is_integer}
         self.loads_i += [(r, 0) for r in self.residues.values()]  # T = 0 at a lane's start
 
     chunk_exit = ""  # the lane-by-lane engine leaves a chunk once its lane has finished
