@@ -15,9 +15,9 @@ Modules (one path each; every public name is re-exported here):
   objective), per-step observers (scalar-pass updates, windows, samples at 2^j), carried state, a
   prelude and scalar checkpoints before the stop rule, generated as numba source; lanes in
   structure-of-arrays blocks, the loop over lanes vectorised (SIMD), every lane bit-identical to a
-  lone scalar loop; :mod:`.coordloop` (coordinates j < d in loops), :mod:`.steplanewise` (printed
-  lane by lane), :mod:`.stepseries` (a series whose terms past those its sums can feel are skipped per
-  step);
+  lone scalar loop; :mod:`.coordloop` (coordinates j < d in loops; :mod:`.coordrows` their data pass),
+  :mod:`.steplanewise` (printed lane by lane), :mod:`.stepseries` (a series whose terms past those its
+  sums can feel are skipped per step);
 * :mod:`.lxy` — GD on ℓ(xy) declared with it: the map (eq. (2)), t̄, bounces, t₀ (def. 7), the D
   product, the quasi-static ratio, the eq. (15) contraction, the remaining-drop stop rule;
 * :mod:`.ddarith` — double-double arithmetic (two_sum, dd_add, …, dd_exp, dd_log, dd_tanh, dd_split);
