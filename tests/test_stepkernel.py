@@ -361,12 +361,13 @@ def test_t_mod_a_constant_kept_per_slot_is_pythons_t_mod_c(early, lanewise_below
     """Mod(T, c) for an integer constant c is kept per slot and advanced with T (no integer division per
     slot and step): in the vector loop, in a checkpoint's condition and its items, blocked and lane by
     lane, it is T % c with Python's sign rule (and 0 for c = 0, numba's), for lanes of different lengths
-    (70: more than a block, so slots are refilled and moved)."""
+    (70: more than a block, so slots are refilled and moved), some stopped by the budget."""
     k = _residue_kernel(sp.Symbol("period", integer=True), early)
     assert "%" not in kernel_source(k) and "%" not in kernel_source(k, lanewise=True)
     engine = compiled_engine(k, lanewise_below)
     n = 70
-    x0 = np.linspace(1.0, 40.0, n)
+    x0 = np.linspace(1.0, 80.0, n)  # lanes of 1 to 80 steps: those past 60 stop at the budget
+    outcomes = set()
     for every in (3, 1, 7, -3, 0):
         out_i, out_f = np.zeros((4, n), np.int64), np.zeros((2, n))
         engine(np.arange(n), np.stack([x0, np.ones(n)]), 60, every, out_i, out_f)
@@ -388,6 +389,8 @@ def test_t_mod_a_constant_kept_per_slot_is_pythons_t_mod_c(early, lanewise_below
                     status = 0
             assert out_i[:, i].tolist() == [status, t, hits_, cnt_], (i, every)
             assert out_f[:, i].tolist() == [msum_, csum_], (i, every)
+            outcomes.add(status)
+    assert outcomes == {0, 3}
 
 
 def test_t_mod_a_float_constant_is_computed_at_each_step():
