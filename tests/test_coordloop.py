@@ -159,3 +159,12 @@ def test_an_output_that_is_no_value_of_the_lane_is_refused_clearly():
         kernel_source(_kernel(float_outputs=("w", "nothing")))
     with pytest.raises(ValueError, match="'nothing' is not a parameter"):
         kernel_source(_kernel(int_outputs=("outcome", "nothing")))
+
+
+def test_per_coordinate_sums_start_at_their_first_row():
+    """A per-coordinate sum of a row mean (G_j) starts at its first row's term (``a = start`` in the
+    group at i = 0) instead of in a pass of stores before the rows; that pass remains for no rows
+    only. The bits are those of one row at a time (test_one_engine_runs_every_dimension_as_a_plain_loop:
+    1 to 6 rows, the first in a group of 4 or alone)."""
+    source = kernel_source(_kernel())
+    assert "if Z.shape[0] == 0:" in source and source.count("if i == 0:") == 2  # a group of 4, a lone row

@@ -16,7 +16,7 @@ import sympy as sp
 from claims.even2023 import _dln, _dln_sgd_step, _sgd_lanes
 from test_even2023_sgd_lanes import every_outcome, stalled_lanes_meeting_the_tolerance
 from verify.dynamics.stepcompile import compiled_engine
-from verify.dynamics.stepitems import T, Reduce, RowMean, State
+from verify.dynamics.stepitems import T, Let, Reduce, RowMean, State
 from verify.dynamics.stepkernel import kernel_source
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
@@ -185,3 +185,22 @@ def test_a_batch_row_mean_dividing_by_b_gets_a_copy_without_the_divisions_for_b_
     by_float = dataclasses.replace(m, exprs=tuple(sp.sympify(e).xreplace({nb: loss_tol}) for e in m.exprs))
     source = kernel_source(dataclasses.replace(k, row_means=(by_float,)))
     assert "x/1 is x" not in source and "/ c_loss_tol" in source
+
+
+def test_the_full_loss_runs_for_every_slot_at_once_when_a_quarter_of_the_slots_check():
+    """The early checkpoint's leading row mean (the full loss) runs for every slot at once, the slots
+    innermost, when at least a quarter of the block's slots check at this step, and slot by slot
+    otherwise: the same operations in the same order per slot. The 70-lane bit tests above run both
+    (their first 64 lanes start together and check together; the last 6 enter as others leave and check
+    nearly alone: counted with a print in the generated source, 247 sweeps of the first kind and 320 of
+    the second). A checkpoint whose row mean follows a Let of its own is computed slot by slot only."""
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    source = kernel_source(k)
+    assert source.count("if 4 * due_slots >= w:") == 2  # the pass for every slot, and each slot's read of it
+    assert "r_acc = P[0, i, b]" in source and "P[0, i, b] = r_acc" in source  # every slot's rows at once
+    assert "R[0, i] = r_acc" in source  # the slot-by-slot form
+    check = k.stop.before[0]
+    z = sp.Symbol("z", real=True)
+    let_first = dataclasses.replace(check, items=(Let(z, 1.0), *check.items))
+    alone = kernel_source(dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=(let_first,))))
+    assert "due_slots" not in alone and "R[0, i] = r_acc" in alone

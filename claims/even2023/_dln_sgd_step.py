@@ -18,7 +18,8 @@ field of :class:`._dln.Lanes` is the pool's bit for bit, up to which NaN the cur
   proved there), "some s_j = ±1", and the update, declared with GD's (:func:`._dln_step.observed_step`);
 * Σ_k L_{B_k}(β_k), sup_k ‖s_k‖_∞, Σ_k 2γ²λ L_{B_k} (``sum_grad_curv``), Gain after the steps 2^j;
 * every ``check_every`` steps and at the budget, a :class:`~verify.dynamics.stepitems.Checkpoint`, decided
-  before the vector loop, computes the full loss L(β_k) = (0.5 Σ_i r_i²)/n over all rows and stops the lane:
+  before the vector loop, computes the full loss L(β_k) = (0.5 Σ_i r_i²)/n over all rows (for every slot
+  at once when at least a quarter of them check: lanes started together check together) and stops the lane:
   at the budget ``converged`` if L ≤ tol else ``stalled``; else ``blown_up`` if L is not finite or
   > 1e250, ``converged`` if L ≤ tol. After a step: ``hit_pm1`` if some s_j = ±1, ``blown_up`` if
   sup ‖s‖_∞ is not finite or > 1e120. The final loss is the last full loss computed.

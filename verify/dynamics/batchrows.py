@@ -17,7 +17,8 @@
   per-coordinate quantities at this step: the parameters and States only when the checkpoint is decided
   before the vector loop (:meth:`.stepcheckpoint.CheckpointItems.decided_early`), and so the row lets
   (β = u ⊙ v) printed inline there; decided in the scalar pass, the row lets as the step's data pass
-  stored them.
+  stored them. Decided before the vector loop, the same row mean can run for every slot at once
+  (``P[c, i, b]``, the slots innermost; :meth:`.stepcheckpoint.CheckpointItems.across_slot_means`).
 * Batch rows are few per step, so a per-coordinate row let is printed where it is read instead of in a
   pass storing it (:meth:`.coordrows.CoordinateRowMeans.inline_row_lets`), and a batch row mean that
   divides by integer constants gets a copy without the divisions for the run where they are 1
@@ -95,25 +96,31 @@ class BatchRowItems:
         return lines
 
     def every_row_intermediates(self, m: RowMean, names: dict, tag: str,
-                                hoist_coordinates: bool = False) -> tuple:
+                                hoist_coordinates: bool = False, across_slots: bool = False) -> tuple:
         """``m``'s per-row intermediates for every row of ``Z`` at once (relative indent): a Let or a
         Reduce over j into a row of the scratch ``R[c, i]``, the rows innermost, the per-coordinate data
         read transposed (``ZT[j, i]``). ``tag`` names the item in error messages; ``hoist_coordinates``:
         coordinate j's quantities loaded into locals before the loop over the rows (the lane-by-lane
-        engine's row means; it needs :meth:`.steplanewise.LanewiseBuilder.hoist`). Returns (lines,
-        {intermediate: its row of R}); each row's chain runs in its declared order, as a row group prints
-        it (:mod:`.coordloop`)."""
-        rows = "for i in range(Z.shape[0]):"
+        engine's row means; it needs :meth:`.steplanewise.LanewiseBuilder.hoist`); ``across_slots``: for
+        every slot at once, into ``P[c, i, b]``, the slots innermost (vectorised). Returns (lines,
+        {intermediate: its row of R or P}); each row's chain runs in its declared order, as a row group
+        prints it (:mod:`.coordloop`)."""
+        rows = ["for i in range(Z.shape[0]):"] + (["    for b in range(w):"] if across_slots else [])
+        body = "    " * len(rows)  # the indent inside the loop over the rows (and slots)
         lets: dict = {}
         lines: list[str] = []
-        for c in m.lets:
-            reg = f"R[{self.n_intermediate_rows}, i]"
-            self.n_intermediate_rows += 1
+        for n_let, c in enumerate(m.lets):
+            if across_slots:
+                reg = f"P[{n_let}, i, b]"
+                self.scratch_rows = max(self.scratch_rows, n_let + 1)
+            else:
+                reg = f"R[{self.n_intermediate_rows}, i]"
+                self.n_intermediate_rows += 1
             row = {**self.row_names(names, "i"), **lets}
             if isinstance(c, Reduce):
                 if is_bool(c.init):
                     raise TypeError(f"step kernel: a {tag}'s Reduce is a float")
-                lines += [rows, f"    {reg} = {self.expr(c.init, tag, m.printed_order, row)}"]
+                lines += [*rows, f"{body}{reg} = {self.expr(c.init, tag, m.printed_order, row)}"]
 
                 def at(j: str, value: str) -> dict:
                     """The names at coordinate ``j``, the running value ``value``."""
@@ -129,31 +136,35 @@ class BatchRowItems:
                 at_j = at("j", reg)
                 if hoist_coordinates:
                     hoisted = self.hoist(c.next, at_j, "j")
-                    lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), f"    {rows}",
-                              f"        {reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+                    lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), *(f"    {r}" for r in rows),
+                              f"    {body}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
                 else:  # _UNROLL coordinates per pass over the rows: R read and written once per pass
                     chain = [f"r_acc = {self.expr(c.next, tag, m.printed_order, at(f'j + {q}', 'r_acc'))}"
                              for q in range(_UNROLL)]
-                    lines += [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", f"    {rows}", f"        r_acc = {reg}",
-                              *(f"        {line}" for line in chain), f"        {reg} = r_acc",
-                              f"for j in range(d - d % {_UNROLL}, d):", f"    {rows}",
-                              f"        {reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+                    lines += [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", *(f"    {r}" for r in rows),
+                              f"    {body}r_acc = {reg}", *(f"    {body}{line}" for line in chain),
+                              f"    {body}{reg} = r_acc",
+                              f"for j in range(d - d % {_UNROLL}, d):", *(f"    {r}" for r in rows),
+                              f"    {body}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
             elif not isinstance(c, Let):
                 raise TypeError(f"step kernel: a {tag}'s intermediate {c!r}: declare a Let or a Reduce")
             elif _free(c) & self.fam:
                 raise TypeError(f"step kernel: a {tag}'s per-coordinate intermediate: declare a Reduce")
             else:
-                lines += [rows, f"    {reg} = {self.expr(c.expr, tag, m.printed_order, row)}"]
+                lines += [*rows, f"{body}{reg} = {self.expr(c.expr, tag, m.printed_order, row)}"]
             lets[c.name] = reg
         return lines, lets
 
-    def checkpoint_row_mean(self, m: RowMean, names: dict, early: bool) -> list[str]:
+    def checkpoint_row_mean(self, m: RowMean, names: dict, early: bool, sums: dict | None = None) -> list[str]:
         """``m`` over all rows of ``Z`` for one slot (relative indent): the per-row intermediates of every
         row (:meth:`every_row_intermediates`), then each sum over the rows in row order into the locals
         ``s_<name>``. ``early``: the checkpoint is decided before the vector loop, where the parameters
         are this step's, so it reads an inline row let's expression (β = u ⊙ v: u and v); one decided in
         the scalar pass reads the row the data pass stores (the checkpoints are printed before the data
-        pass, :func:`.stepkernel.kernel_source`, which then prints the pass for that row let)."""
+        pass, :func:`.stepkernel.kernel_source`, which then prints the pass for that row let).
+        ``sums``: {name: its F row} — for every slot at once instead, the slots innermost (vectorised:
+        the intermediates in ``P``), each slot's sums into its cells of those rows; the same operations
+        in the same order for each slot."""
         if m.batch or any(q in self.fam for q in m.names):
             raise ValueError("step kernel: a checkpoint's RowMean is over all rows and has scalar sums only")
         for q in sorted(_free(m) & self.fam, key=lambda s: s.name):
@@ -165,13 +176,15 @@ class BatchRowItems:
         names = {**names, **{q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)}}
         for q, c in self.inline_lets.items():  # printed at the coordinate of each read (self.at)
             names[q] = self.expr(c.expr, "row let", c.printed_order, names)
-        lines, lets = self.every_row_intermediates(m, names, "checkpoint")
+        lines, lets = self.every_row_intermediates(m, names, "checkpoint", across_slots=sums is not None)
         row = {**self.row_names(names, "i"), **lets}
-        acc = {q: code_name("s", q) for q in m.names}
+        acc = {q: code_name("s", q) if sums is None else f"F[{sums[q]}, b]" for q in m.names}
+        slots, ind = (["for b in range(w):"], "    ") if sums is not None else ([], "")
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
-        lines += [f"{acc[q]} = {start}" for q in m.names] + ["for i in range(Z.shape[0]):"]
-        lines += [f"    {acc[q]} = {acc[q]} + {self.expr(e, 'checkpoint', m.printed_order, row)}"
+        lines += slots + [f"{ind}{acc[q]} = {start}" for q in m.names] + ["for i in range(Z.shape[0]):"]
+        lines += [f"    {line}" for line in slots]
+        lines += [f"    {ind}{acc[q]} = {acc[q]} + {self.expr(e, 'checkpoint', m.printed_order, row)}"
                   for q, e in zip(m.names, m.exprs)]
         if m.mean:
-            lines += [f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names]
+            lines += slots + [f"{ind}{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names]
         return lines

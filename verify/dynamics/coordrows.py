@@ -6,7 +6,8 @@ and the slots.
 A row mean runs over the data rows — all of ``Z``, or a slot's mini-batch rows (:mod:`.batchrows`) — in
 groups of ``_ROWS`` rows: each row's intermediates (a :class:`~.stepitems.Reduce` over j, ``_UNROLL``
 coordinates per loop step, its running value in a register), then the group's terms added to each sum
-in row order, so every sum has the order of one row at a time (the same bits). A batch row mean whose
+in row order, so every sum has the order of one row at a time (the same bits); a per-coordinate sum
+starts at its first row (no pass of stores before the rows). A batch row mean whose
 terms divide by integer constants (a mini-batch gradient's 1/b) is printed twice: without the divisions
 for the run where the constants are 1, with them otherwise (:meth:`CoordinateRowMeans.coord_row_mean`).
 """
@@ -105,12 +106,16 @@ class CoordinateRowMeans:
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
-        lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
+        # the per-coordinate sums start at their first row (row_group: a pass of stores saved), or here
+        # when there is no row
+        per_coordinate_starts = _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
+        if per_coordinate_starts:
+            lines += [f"if {self.data_rows()} == 0:", *("    " + line for line in per_coordinate_starts)]
         nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
         lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
-        lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows)]
+        lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows, start)]
         lines.append(f"for i in range({nr} - {nr} % {_ROWS}, {nr}):")
-        lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows)]
+        lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows, start)]
         if m.mean:
             for per_coordinate in (False, True):
                 lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
@@ -149,7 +154,7 @@ class CoordinateRowMeans:
         return {c.name: c for blk in self.k.row_lets if isinstance(blk, PerCoordinate) for c in blk.items
                 if isinstance(c, Let) and c.name not in self.cr}
 
-    def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict) -> list[str]:
+    def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict, start: str) -> list[str]:
         """The rows i, …, i + size − 1 of a row mean: their intermediates (one loop per intermediate for
         the group's rows: a Reduce reads coordinate j's quantities once for all of them), then their
         terms of each sum, added in row order."""
@@ -178,12 +183,20 @@ class CoordinateRowMeans:
                 lt[c.name] = reg
         per_row = [{**self.row_names(names, row), **lt} for row, lt in zip(group, lets)]
         for per_coordinate in (False, True):
-            stmts = []  # one running value per sum, in a register across the group's rows
-            for n, (q, e) in enumerate((q, e) for q, e in zip(m.names, m.exprs) if (q in self.fam) == per_coordinate):
-                stmts.append(f"a{n} = {acc[q]}")
-                stmts += [f"a{n} = a{n} + {self.expr(e, 'row mean', m.printed_order, rn)}" for rn in per_row]
-                stmts.append(f"{acc[q]} = a{n}")
-            lines += _loop(stmts, per_coordinate)
+            def stmts(first: bool) -> list[str]:
+                """One running value per sum, in a register across the group's rows; from the sum's
+                start at the first row (``first``), else from its row."""
+                out = []
+                for n, (q, e) in enumerate((q, e) for q, e in zip(m.names, m.exprs) if (q in self.fam) == per_coordinate):
+                    out.append(f"a{n} = {start if first else acc[q]}")
+                    out += [f"a{n} = a{n} + {self.expr(e, 'row mean', m.printed_order, rn)}" for rn in per_row]
+                    out.append(f"{acc[q]} = a{n}")
+                return out
+
+            if per_coordinate and stmts(False):  # no pass storing the per-coordinate starts (start_rows)
+                lines += ["if i == 0:", *_loop(stmts(True), True, "    "), "else:", *_loop(stmts(False), True, "    ")]
+            else:
+                lines += _loop(stmts(False), per_coordinate)
         return lines
 
     def reduce_over_j(self, c: Reduce, regs: list, names: dict, group: list, lets: list,

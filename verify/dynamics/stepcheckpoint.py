@@ -9,7 +9,9 @@ when it is a checkpoint that reads nothing of the prelude and writes no State re
 loop, is decided before the vector loop instead (the same code for every running slot where its
 condition holds): a lane that passes steps in the same sweep, so no sweep idles per check (~10% of the
 diagonal network's SGD step at check_every = 20). Only such a checkpoint may read per-coordinate
-parameters and States (:meth:`CheckpointItems.decided_early`).
+parameters and States (:meth:`CheckpointItems.decided_early`). Its leading row means run for every slot
+at once, the slots innermost, when at least a quarter of the slots check at this step (lanes started
+together check together), else slot by slot (:meth:`CheckpointItems.across_slot_means`).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import sympy as sp
 
 from .stepitems import T, Checkpoint, Let, PerCoordinate, RowMean, State, reads
 from .stepprint import _IND, code_name
+
+_ACROSS = 4  # the checkpoint's row means run for every slot at once when 4 × (slots that check) >= w
 
 
 class CheckpointItems:
@@ -57,9 +61,14 @@ class CheckpointItems:
             snames[q] = f"F[{rs}, b]"
         # the slots it runs for: those whose flag the vector loop set, or (decided before the vector loop)
         # the running ones where its condition holds and that have not passed it at this step
-        head = (f"if (N[1, b] == -1) & {self.expr(item.where, 'checkpoint', False, snames)} & (N[{rp}, b] != N[2, b]):"
-                if early else f"if N[{rf}, b]:")
-        code = [head]
+        due = (f"(N[1, b] == -1) & {self.expr(item.where, 'checkpoint', False, snames)} & (N[{rp}, b] != N[2, b])"
+               if early else None)
+        # the leading row means of a checkpoint decided before the vector loop, for every slot at once
+        # when enough slots check at this step (slots that start together check together: a sweep's
+        # lanes started in the same sweep stay aligned to the check period)
+        across = self.across_slot_means(item) if early and self.fam else []
+        sums = {q: self.frow(("checkpoint sum", j, q)) for m in across for q in m.names}
+        code = [f"if N[{self.nrow(('due', j))}, b]:" if across else f"if {due}:" if early else f"if N[{rf}, b]:"]
         for i in item.items:
             if isinstance(i, Let):
                 code.append(f"    {code_name('s', i.name)} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
@@ -68,6 +77,10 @@ class CheckpointItems:
                 code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
             elif isinstance(i, RowMean):
                 lines = self.checkpoint_row_mean(i, snames, early) if self.fam else self.row_mean(i, snames, vector=False)
+                if i in across:  # computed for every slot already, or for this one here
+                    lines = [f"if {_ACROSS} * due_slots >= w:", *(f"    {code_name('s', q)} = F[{sums[q]}, b]"
+                                                                  for q in i.names),
+                             "else:", *("    " + line for line in lines)]
                 code += ["    " + line for line in lines]
                 snames.update({q: code_name("s", q) for q in i.names})
             else:
@@ -76,12 +89,32 @@ class CheckpointItems:
             code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
+        if early and across:  # the slots that check counted first
+            rd = self.nr[("due", j)]
+            self.pre_checks += ["due_slots = 0", "for b in range(w):", f"    due = {due}",
+                                f"    N[{rd}, b] = 1 if due else 0", "    due_slots += 1 if due else 0",
+                                f"if {_ACROSS} * due_slots >= w:  # the row means for every slot (vectorised)"]
+            for m in across:
+                self.pre_checks += ["    " + line for line in self.checkpoint_row_mean(m, snames, early, sums)]
         if early:  # decided before the vector loop: a lane that passes steps in this sweep
             self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (no sweep idles for it)",
                                 *("    " + line for line in code)]
         else:
             self.scalar += code
         return here
+
+    @staticmethod
+    def across_slot_means(item: Checkpoint) -> list:
+        """The row means that lead ``item``'s items (they read nothing the checkpoint computes), which a
+        checkpoint decided before the vector loop computes for every slot at once when at least
+        1/_ACROSS of the slots check at this step (the diagonal network's SGD: the full loss over
+        n = 20 rows, one slot at a time, cost ~3.5x per slot what 32 slots at once cost)."""
+        lead = []
+        for i in item.items:
+            if not isinstance(i, RowMean):
+                break
+            lead.append(i)
+        return lead
 
     def decided_early(self, j: int, item: Checkpoint, stashed: list, scalars: set) -> bool:
         """Whether checkpoint ``j`` is decided before the vector loop: it is the first before-rule, its
