@@ -164,7 +164,24 @@ def test_an_output_that_is_no_value_of_the_lane_is_refused_clearly():
 def test_per_coordinate_sums_start_at_their_first_row():
     """A per-coordinate sum of a row mean (G_j) starts at its first row's term (``a = start`` in the
     group at i = 0) instead of in a pass of stores before the rows; that pass remains for no rows
-    only. The bits are those of one row at a time (test_one_engine_runs_every_dimension_as_a_plain_loop:
-    1 to 6 rows, the first in a group of 4 or alone)."""
-    source = kernel_source(_kernel())
+    only. The start's sign shows with one row (the mean's start −0.0) and a zero column where the
+    residual is negative: G_j = −0.0 + (−0.0) = −0.0, so s_j = −0.0 and lg_j = c_j + s_j keeps c_j = −0.0
+    (a start of +0.0 would give +0.0): compared bit for bit with the plain loop."""
+    k = _kernel()
+    source = kernel_source(k)
     assert "if Z.shape[0] == 0:" in source and source.count("if i == 0:") == 2  # a group of 4, a lone row
+    engine = stepkernel.compile_source(source, k.label)
+    d, lanes = 3, 4
+    X, Y = np.array([[0.5, 0.0, -1.0]]), np.array([2.0])  # r = −2 + Σ_j x_j w_j c_j < 0 for |w c| <= 1
+    w0 = np.full((d, lanes), 0.5)
+    cs = np.full((d, lanes), 1.0)
+    cs[1] = -0.0
+    e = np.array([0.01, 0.1, 0.3, 0.5])
+    out_i, out_f = np.zeros((2, lanes), np.int64), np.zeros((3 * d + 1 + N_SNAP * d, lanes))
+    engine(np.arange(lanes), np.vstack([w0, e[None, :], cs]), np.ascontiguousarray(np.c_[X, Y]), 3, 1e-10, out_i, out_f)
+    lg = 2 * d + 1  # lg_1's output row
+    assert np.signbit(out_f[lg]).all()
+    for i in range(lanes):
+        ints, floats = _python(w0[:, i], cs[:, i], e[i], X.tolist(), Y.tolist(), 3, 1e-10)
+        assert out_i[:, i].tolist() == ints
+        assert out_f[:, i].tobytes() == np.array(floats).tobytes(), i

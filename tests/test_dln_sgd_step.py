@@ -8,6 +8,7 @@ different sweeps and slots sit parked while others step), budgets that are not m
 period, and the budget's end deciding by the final loss. The engine's mini-batch features
 (verify/dynamics/batchrows.py) refuse what they cannot print or run."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -187,20 +188,75 @@ def test_a_batch_row_mean_dividing_by_b_gets_a_copy_without_the_divisions_for_b_
     assert "x/1 is x" not in source and "/ c_loss_tol" in source
 
 
-def test_the_full_loss_runs_for_every_slot_at_once_when_a_quarter_of_the_slots_check():
+def _python_engine(source: str):
+    """The generated engine run as plain Python (numpy scalars: the same IEEE operations, no compile)."""
+    class NoJit:
+        @staticmethod
+        def njit(*args, **options):
+            return args[0] if args and callable(args[0]) else (lambda f: f)
+
+    scope = {"math": math, "np": np, "numba": NoJit, "select": lambda c, a, b: a if c else b}
+    exec(compile(source, "<generated engine, as Python>", "exec"), scope)  # generated from the declaration
+    return scope["engine"]
+
+
+@pytest.mark.parametrize("b", [1, 2])
+def test_the_full_loss_runs_for_every_slot_at_once_when_a_quarter_of_the_slots_check(b, monkeypatch):
     """The early checkpoint's leading row mean (the full loss) runs for every slot at once, the slots
     innermost, when at least a quarter of the block's slots check at this step, and slot by slot
-    otherwise: the same operations in the same order per slot. The 70-lane bit tests above run both
-    (their first 64 lanes start together and check together; the last 6 enter as others leave and check
-    nearly alone: counted with a print in the generated source, 247 sweeps of the first kind and 320 of
-    the second). A checkpoint whose row mean follows a Let of its own is computed slot by slot only."""
+    otherwise. Each way, forced for every check, gives the same bits as the other and the pool's
+    values (the generated source run as Python: a compile per variant would take ~50 s; Python's
+    scalars may give a NaN another sign bit than the compiled code). A checkpoint whose row mean
+    follows a Let of its own is computed slot by slot only."""
     k = _dln_sgd_step.dln_sgd_kernel(24)
     source = kernel_source(k)
-    assert source.count("if 4 * due_slots >= w:") == 2  # the pass for every slot, and each slot's read of it
-    assert "r_acc = P[0, i, b]" in source and "P[0, i, b] = r_acc" in source  # every slot's rows at once
-    assert "R[0, i] = r_acc" in source  # the slot-by-slot form
+    across = "4 * due_slots0 >= w"
+    assert source.count(across) == 2  # the pass for every slot, and each slot's read of it
+    assert "r_acc = P[0, i, b]" in source and "R[0, i] = r_acc" in source  # every slot's rows; one slot's
+    p, gammas = _dln.e3_problem(0), np.linspace(0.05, 3.0, 12)
+    kw = dict(b=b, seeds=np.arange(12) % 3, max_steps=300, tol_rel=1e-3, check_every=7)
+    pool = _dln.run_lanes(p, gammas, **kw)
+    assert set(pool.status.tolist()) >= {0, 2}
+    runs = {}
+    for forced in ("True", "False"):
+        engine = _python_engine(source.replace(across, forced))
+        monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
+        with np.errstate(all="ignore"):
+            runs[forced] = _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
+        for f in FIELDS:
+            assert np.array_equal(getattr(pool, f), getattr(runs[forced], f), equal_nan=True), (forced, f)
+    for f in FIELDS:
+        assert np.asarray(getattr(runs["True"], f)).tobytes() == np.asarray(getattr(runs["False"], f)).tobytes(), f
     check = k.stop.before[0]
     z = sp.Symbol("z", real=True)
     let_first = dataclasses.replace(check, items=(Let(z, 1.0), *check.items))
     alone = kernel_source(dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=(let_first,))))
     assert "due_slots" not in alone and "R[0, i] = r_acc" in alone
+
+
+def test_a_leading_row_mean_may_read_an_earlier_ones_sums_in_either_way(monkeypatch):
+    """Two leading row means, the second reading the first's sum: the pass for every slot reads it from
+    the first's rows (as each slot's pass reads its locals), and both ways give the same bits (run as
+    Python, as above). A row mean whose terms read its own sums is refused."""
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    check = k.stop.before[0]
+    ss, ss2, half = check.items[0].names[0], *sp.symbols("ss2 half", real=True)
+    assert check.items[1].name == half
+    second = RowMean((ss2,), (0.25 * ss,), (), mean=False)  # Σ_i ss/4: n/4 times the sum of squares
+    items = (check.items[0], second, Let(half, 0.5 * ss2), *check.items[2:])
+    two = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=(dataclasses.replace(check, items=items),)))
+    source = kernel_source(two)
+    p, gammas = _dln.e3_problem(0), np.linspace(0.05, 3.0, 6)
+    kw = dict(b=2, seeds=np.arange(6) % 3, max_steps=100, tol_rel=1e-3, check_every=7)
+    runs = []
+    for forced in ("True", "False"):
+        engine = _python_engine(source.replace("4 * due_slots0 >= w", forced))
+        monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
+        with np.errstate(all="ignore"):
+            runs.append(_dln.run_lanes(p, gammas, sgd_engine="declared", **kw))
+    for f in FIELDS:
+        assert np.asarray(getattr(runs[0], f)).tobytes() == np.asarray(getattr(runs[1], f)).tobytes(), f
+    m = k.row_means[0]
+    reads_itself = dataclasses.replace(m, exprs=(m.exprs[0], m.exprs[1] + m.names[1], *m.exprs[2:]))
+    with pytest.raises(ValueError, match="read its own sums"):
+        kernel_source(dataclasses.replace(k, row_means=(reads_itself,)))

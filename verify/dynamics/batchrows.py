@@ -105,14 +105,16 @@ class BatchRowItems:
         every slot at once, into ``P[c, i, b]``, the slots innermost (vectorised). Returns (lines,
         {intermediate: its row of R or P}); each row's chain runs in its declared order, as a row group
         prints it (:mod:`.coordloop`)."""
+        if hoist_coordinates and across_slots:
+            raise ValueError("step kernel: hoisted coordinates are for one slot (the lane-by-lane engine)")
         rows = ["for i in range(Z.shape[0]):"] + (["    for b in range(w):"] if across_slots else [])
-        body = "    " * len(rows)  # the indent inside the loop over the rows (and slots)
+        inner = "    " * len(rows)  # the indent inside the loop over the rows (and slots)
         lets: dict = {}
         lines: list[str] = []
-        for n_let, c in enumerate(m.lets):
+        for position, c in enumerate(m.lets):
             if across_slots:
-                reg = f"P[{n_let}, i, b]"
-                self.scratch_rows = max(self.scratch_rows, n_let + 1)
+                reg = f"P[{position}, i, b]"
+                self.scratch_rows = max(self.scratch_rows, position + 1)
             else:
                 reg = f"R[{self.n_intermediate_rows}, i]"
                 self.n_intermediate_rows += 1
@@ -120,7 +122,7 @@ class BatchRowItems:
             if isinstance(c, Reduce):
                 if is_bool(c.init):
                     raise TypeError(f"step kernel: a {tag}'s Reduce is a float")
-                lines += [*rows, f"{body}{reg} = {self.expr(c.init, tag, m.printed_order, row)}"]
+                lines += [*rows, f"{inner}{reg} = {self.expr(c.init, tag, m.printed_order, row)}"]
 
                 def at(j: str, value: str) -> dict:
                     """The names at coordinate ``j``, the running value ``value``."""
@@ -137,21 +139,21 @@ class BatchRowItems:
                 if hoist_coordinates:
                     hoisted = self.hoist(c.next, at_j, "j")
                     lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), *(f"    {r}" for r in rows),
-                              f"    {body}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+                              f"    {inner}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
                 else:  # _UNROLL coordinates per pass over the rows: R read and written once per pass
                     chain = [f"r_acc = {self.expr(c.next, tag, m.printed_order, at(f'j + {q}', 'r_acc'))}"
                              for q in range(_UNROLL)]
                     lines += [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", *(f"    {r}" for r in rows),
-                              f"    {body}r_acc = {reg}", *(f"    {body}{line}" for line in chain),
-                              f"    {body}{reg} = r_acc",
+                              f"    {inner}r_acc = {reg}", *(f"    {inner}{line}" for line in chain),
+                              f"    {inner}{reg} = r_acc",
                               f"for j in range(d - d % {_UNROLL}, d):", *(f"    {r}" for r in rows),
-                              f"    {body}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+                              f"    {inner}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
             elif not isinstance(c, Let):
                 raise TypeError(f"step kernel: a {tag}'s intermediate {c!r}: declare a Let or a Reduce")
             elif _free(c) & self.fam:
                 raise TypeError(f"step kernel: a {tag}'s per-coordinate intermediate: declare a Reduce")
             else:
-                lines += [*rows, f"{body}{reg} = {self.expr(c.expr, tag, m.printed_order, row)}"]
+                lines += [*rows, f"{inner}{reg} = {self.expr(c.expr, tag, m.printed_order, row)}"]
             lets[c.name] = reg
         return lines, lets
 

@@ -103,15 +103,18 @@ class CoordinateRowMeans:
         value in a register), then the group's terms added to each sum in row order — the order of
         one row at a time, with a loop over j and the slots per group instead of per row. ``rows``:
         the intermediates' F rows, per row of a group (filled on first use)."""
+        own = set(m.names) & (_free(m.exprs) | _free(m.lets))
+        if own:  # (its first row would read the start, a later one the running sum: no defined value)
+            raise ValueError(f"step kernel: a row mean's terms read its own sums ({', '.join(sorted(map(str, own)))})")
         start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
+        nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
         lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
         # the per-coordinate sums start at their first row (row_group: a pass of stores saved), or here
         # when there is no row
         per_coordinate_starts = _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         if per_coordinate_starts:
-            lines += [f"if {self.data_rows()} == 0:", *("    " + line for line in per_coordinate_starts)]
-        nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
+            lines += [f"if {nr} == 0:", *("    " + line for line in per_coordinate_starts)]
         lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
         lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows, start)]
         lines.append(f"for i in range({nr} - {nr} % {_ROWS}, {nr}):")
@@ -157,7 +160,8 @@ class CoordinateRowMeans:
     def row_group(self, m: RowMean, names: dict, acc: dict, size: int, rows: dict, start: str) -> list[str]:
         """The rows i, …, i + size − 1 of a row mean: their intermediates (one loop per intermediate for
         the group's rows: a Reduce reads coordinate j's quantities once for all of them), then their
-        terms of each sum, added in row order."""
+        terms of each sum, added in row order. A per-coordinate sum starts at ``start`` in the group
+        holding row 0 (``if i == 0:``), so no pass stores its start before the rows."""
         lines = []
         group = [f"i + {u}" if size > 1 else "i" for u in range(size)]
         lets: list = [{} for _ in group]  # each row's intermediates
@@ -193,10 +197,11 @@ class CoordinateRowMeans:
                     out.append(f"{acc[q]} = a{n}")
                 return out
 
-            if per_coordinate and stmts(False):  # no pass storing the per-coordinate starts (start_rows)
-                lines += ["if i == 0:", *_loop(stmts(True), True, "    "), "else:", *_loop(stmts(False), True, "    ")]
+            later = stmts(False)
+            if per_coordinate and later:
+                lines += ["if i == 0:", *_loop(stmts(True), True, "    "), "else:", *_loop(later, True, "    ")]
             else:
-                lines += _loop(stmts(False), per_coordinate)
+                lines += _loop(later, per_coordinate)
         return lines
 
     def reduce_over_j(self, c: Reduce, regs: list, names: dict, group: list, lets: list,

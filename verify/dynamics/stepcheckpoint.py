@@ -66,10 +66,14 @@ class CheckpointItems:
         # the leading row means of a checkpoint decided before the vector loop, for every slot at once
         # when enough slots check at this step (slots that start together check together: a sweep's
         # lanes started in the same sweep stay aligned to the check period)
-        across = self.across_slot_means(item) if early and self.fam else []
+        n_lead = self.across_slot_means(item) if early and self.fam else 0
+        across = item.items[:n_lead]
         sums = {q: self.frow(("checkpoint sum", j, q)) for m in across for q in m.names}
-        code = [f"if N[{self.nrow(('due', j))}, b]:" if across else f"if {due}:" if early else f"if N[{rf}, b]:"]
-        for i in item.items:
+        rd = self.nrow(("due", j)) if across else None
+        across_slots = f"{_ACROSS} * due_slots{j} >= w"
+        across_names = dict(snames)  # the pass for every slot reads the earlier leading means' rows
+        code = [f"if N[{rd}, b]:" if across else f"if {due}:" if early else f"if N[{rf}, b]:"]
+        for n_item, i in enumerate(item.items):
             if isinstance(i, Let):
                 code.append(f"    {code_name('s', i.name)} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
                 snames[i.name] = code_name("s", i.name)
@@ -77,9 +81,8 @@ class CheckpointItems:
                 code.append(f"    {self.state_rows[i.name]} = {self.expr(i.next, 'checkpoint', False, snames)}")
             elif isinstance(i, RowMean):
                 lines = self.checkpoint_row_mean(i, snames, early) if self.fam else self.row_mean(i, snames, vector=False)
-                if i in across:  # computed for every slot already, or for this one here
-                    lines = [f"if {_ACROSS} * due_slots >= w:", *(f"    {code_name('s', q)} = F[{sums[q]}, b]"
-                                                                  for q in i.names),
+                if n_item < n_lead:  # computed for every slot already, or for this one here
+                    lines = [f"if {across_slots}:", *(f"    {code_name('s', q)} = F[{sums[q]}, b]" for q in i.names),
                              "else:", *("    " + line for line in lines)]
                 code += ["    " + line for line in lines]
                 snames.update({q: code_name("s", q) for q in i.names})
@@ -89,13 +92,13 @@ class CheckpointItems:
             code += [f"    {'if' if n == 0 else 'elif'} {self.expr(c, 'checkpoint', False, snames)}:",
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
-        if early and across:  # the slots that check counted first
-            rd = self.nr[("due", j)]
-            self.pre_checks += ["due_slots = 0", "for b in range(w):", f"    due = {due}",
-                                f"    N[{rd}, b] = 1 if due else 0", "    due_slots += 1 if due else 0",
-                                f"if {_ACROSS} * due_slots >= w:  # the row means for every slot (vectorised)"]
+        if across:  # the slots that check counted first
+            self.pre_checks += [f"due_slots{j} = 0", "for b in range(w):", f"    due = {due}",
+                                f"    N[{rd}, b] = 1 if due else 0", f"    due_slots{j} += 1 if due else 0",
+                                f"if {across_slots}:  # the row means for every slot (vectorised)"]
             for m in across:
-                self.pre_checks += ["    " + line for line in self.checkpoint_row_mean(m, snames, early, sums)]
+                self.pre_checks += ["    " + line for line in self.checkpoint_row_mean(m, across_names, early, sums)]
+                across_names.update({q: f"F[{sums[q]}, b]" for q in m.names})
         if early:  # decided before the vector loop: a lane that passes steps in this sweep
             self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (no sweep idles for it)",
                                 *("    " + line for line in code)]
@@ -104,17 +107,16 @@ class CheckpointItems:
         return here
 
     @staticmethod
-    def across_slot_means(item: Checkpoint) -> list:
-        """The row means that lead ``item``'s items (they read nothing the checkpoint computes), which a
-        checkpoint decided before the vector loop computes for every slot at once when at least
-        1/_ACROSS of the slots check at this step (the diagonal network's SGD: the full loss over
-        n = 20 rows, one slot at a time, cost ~3.5x per slot what 32 slots at once cost)."""
-        lead = []
-        for i in item.items:
-            if not isinstance(i, RowMean):
-                break
-            lead.append(i)
-        return lead
+    def across_slot_means(item: Checkpoint) -> int:
+        """How many row means lead ``item``'s items (they read no Let or State of the checkpoint; a later
+        one may read an earlier one's sums), which a checkpoint decided before the vector loop computes
+        for every slot at once when at least 1/_ACROSS of the slots check at this step (the diagonal
+        network's SGD: the full loss over n = 20 rows, one slot at a time, cost ~3.5x per slot what 32
+        slots at once cost). The lane-by-lane engine (one slot) has none."""
+        n_lead = 0
+        while n_lead < len(item.items) and isinstance(item.items[n_lead], RowMean):
+            n_lead += 1
+        return n_lead
 
     def decided_early(self, j: int, item: Checkpoint, stashed: list, scalars: set) -> bool:
         """Whether checkpoint ``j`` is decided before the vector loop: it is the first before-rule, its

@@ -131,6 +131,11 @@ class LanewiseBuilder(_Builder):
         self.stride = stride  # coordinates per row of C, a literal of the source
         self.rings: list[str] = []  # the store's reads of the windows' ring positions
 
+    @staticmethod
+    def across_slot_means(item) -> int:
+        """None: a checkpoint's row means for every slot at once (.stepcheckpoint) need more than one slot."""
+        return 0
+
     def window(self, j, item: Window, tag):
         """The last values in a ring (the blocked engine shifts its rows, a select per row and step — a
         fifth of a lane's step at d = 10 —, to keep the vector loop branch-free): the value written at
