@@ -30,7 +30,7 @@ import sympy as sp
 
 from .stepitems import Let, Reduce, RowMean
 from .stepitems import reads as _free
-from .coordrows import _UNROLL
+from .coordrows import over_coordinates
 from .stepprint import code_name, is_bool
 
 
@@ -140,14 +140,11 @@ class BatchRowItems:
                     hoisted = self.hoist(c.next, at_j, "j")
                     lines += ["for j in range(d):", *(f"    {h}" for h in hoisted), *(f"    {r}" for r in rows),
                               f"    {inner}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
-                else:  # _UNROLL coordinates per pass over the rows: R read and written once per pass
-                    chain = [f"r_acc = {self.expr(c.next, tag, m.printed_order, at(f'j + {q}', 'r_acc'))}"
-                             for q in range(_UNROLL)]
-                    lines += [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", *(f"    {r}" for r in rows),
-                              f"    {inner}r_acc = {reg}", *(f"    {inner}{line}" for line in chain),
-                              f"    {inner}{reg} = r_acc",
-                              f"for j in range(d - d % {_UNROLL}, d):", *(f"    {r}" for r in rows),
-                              f"    {inner}{reg} = {self.expr(c.next, tag, m.printed_order, at_j)}"]
+                else:  # UNROLL coordinates per pass over the rows: R read and written once per pass
+                    def chain(j: str) -> list[str]:
+                        return [f"r_acc = {self.expr(c.next, tag, m.printed_order, at(j, 'r_acc'))}"]
+
+                    lines += over_coordinates(rows, [f"r_acc = {reg}"], chain, [f"{reg} = r_acc"])
             elif not isinstance(c, Let):
                 raise TypeError(f"step kernel: a {tag}'s intermediate {c!r}: declare a Let or a Reduce")
             elif _free(c) & self.fam:

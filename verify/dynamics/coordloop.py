@@ -51,7 +51,7 @@ import sympy as sp
 from . import stepseries
 from .batchrows import BatchRowItems
 from .coordpark import ParkedSlots
-from .coordrows import _UNROLL, CoordinateRowMeans
+from .coordrows import CoordinateRowMeans, over_coordinates
 from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, State
 from .stepitems import reads as _free
@@ -75,7 +75,7 @@ def input_output_rows(symbols, per_coordinate) -> dict:
 class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRowMeans):
     """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
 
-    # a block's Reduces over j run in registers, _UNROLL coordinates per loop step (registers_loop)
+    # a block's Reduces over j run in registers, UNROLL coordinates per loop step (registers_loop)
     reduce_registers = True
 
     def coord_init(self) -> None:
@@ -273,7 +273,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                     row = value = f"F[{r}, b]"
                     head.append(f"{row} = {self.expr(i.init, tag, False, scalars)}")
                 if self.reduce_registers:  # the running value in a register, its row read and written
-                    reg = f"a{self.local(i.name)[1:]}"  # once per _UNROLL coordinates (loop() below)
+                    reg = f"a{self.local(i.name)[1:]}"  # once per UNROLL coordinates (registers_loop)
                     registers.append((reg, row, value, boolean))
                     names[i.name] = reg
                     both(f"{reg} = {self.expr(i.next, tag, False, names)}")
@@ -330,23 +330,18 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
 
     @staticmethod
     def registers_loop(registers: list, loads: list, stmts: list) -> list[str]:
-        """``for j: for b:`` around a block with Reduces whose running values are in registers: _UNROLL
-        coordinates per loop step, each Reduce's row read before them and written after them (the
-        pool's way in :mod:`claims.even2023._sgd_lanes`: a row read and written at every coordinate
-        made the running max_j |s_j| ~40% of the diagonal network's s_j pass), then the remaining
-        coordinates one per step. The same operations in the same order: the same bits."""
-        read = [f"{reg} = {value}" for reg, _, value, _ in registers]
-        write = [f"{row} = 1 if {reg} else 0" if boolean else f"{row} = {reg}" for reg, row, _, boolean in registers]
-        one = [*loads, *stmts]
-        lines = []
+        """``for j: for b:`` around a block with Reduces whose running values are in registers
+        (:func:`.coordrows.over_coordinates`, the pool's way in :mod:`claims.even2023._sgd_lanes`):
+        each Reduce's row read before ``UNROLL`` coordinates and written after them."""
+        read = selects([f"{reg} = {value}" for reg, _, value, _ in registers])
+        write = selects([f"{row} = 1 if {reg} else 0" if boolean else f"{row} = {reg}"
+                         for reg, row, _, boolean in registers])
+        one = selects([*loads, *stmts])
         # coordinate j + q: a loop index plus a literal, which LLVM knows is >= 0 (coord_layout); a
         # statement reading j elsewhere than in a row of C (none can today) keeps one coordinate per step
-        if not any(re.search(r"\bj\b", s.replace("C[j, ", "")) for s in one):
-            unrolled = [s.replace("C[j, ", f"C[j + {q}, ") for q in range(_UNROLL) for s in one]
-            lines = [f"for j in range(0, d - {_UNROLL - 1}, {_UNROLL}):", "    for b in range(w):"]
-            lines += selects([" " * 8 + s for s in (*read, *unrolled, *write)])
-        lines += [f"for j in range(d - d % {_UNROLL}, d):" if lines else "for j in range(d):", "    for b in range(w):"]
-        return lines + selects([" " * 8 + s for s in (*read, *one, *write)])
+        unroll = not any(re.search(r"\bj\b", s.replace("C[j, ", "")) for s in one)
+        return over_coordinates(["for b in range(w):"], read, lambda j: [s.replace("C[j, ", f"C[{j}, ") for s in one],
+                                write, unroll)
 
     def coord_doublings(self, n, item: Doublings, tag) -> None:
         """Doublings of per-coordinate States: n_snap rows per coordinate, copied in the scalar pass."""
