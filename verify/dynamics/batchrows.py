@@ -31,7 +31,7 @@ import sympy as sp
 from .stepitems import Let, Reduce, RowMean
 from .stepitems import reads as _free
 from .coordrows import over_coordinates
-from .stepprint import code_name, is_bool
+from .stepprint import code_name, is_bool, sum_start
 
 
 class BatchRowItems:
@@ -179,7 +179,7 @@ class BatchRowItems:
         row = {**self.row_names(names, "i"), **lets}
         acc = {q: code_name("s", q) if sums is None else f"F[{sums[q]}, b]" for q in m.names}
         slots, ind = (["for b in range(w):"], "    ") if sums is not None else ([], "")
-        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        start = sum_start(m.mean)
         lines += slots + [f"{ind}{acc[q]} = {start}" for q in m.names] + ["for i in range(Z.shape[0]):"]
         lines += [f"    {line}" for line in slots]
         lines += [f"    {ind}{acc[q]} = {acc[q]} + {self.expr(e, 'checkpoint', m.printed_order, row)}"

@@ -19,8 +19,8 @@ from typing import Callable
 import sympy as sp
 
 from .stepitems import Let, PerCoordinate, Quotient, Reduce, RowMean
-from .stepitems import reads as _free
-from .stepprint import code_name, is_bool
+from .stepitems import read_expressions, reads as _free
+from .stepprint import code_name, is_bool, sum_start
 
 _ROWS = 4  # data rows per group of a per-coordinate row mean
 UNROLL = 4  # coordinates per loop step of a value carried over the coordinates (over_coordinates)
@@ -109,9 +109,7 @@ class CoordinateRowMeans:
         lines = self.row_mean_lines(m, names, rows)
         if not m.batch:
             return lines
-        exprs = [*m.exprs, *(e for c in m.lets for e in ((c.expr,) if isinstance(c, Let) else (c.init, c.next)))]
-        quotients = set().union(*(sp.sympify(e).atoms(Quotient) for e in exprs))
-        divisors = {q.args[1] for q in quotients}
+        divisors = {q.args[1] for e in read_expressions(m) for q in e.atoms(Quotient)}
         if not divisors or not all(c in self.k.constants and c.is_integer for c in divisors):
             return lines
         self.unit_divisors = frozenset(divisors)
@@ -131,7 +129,7 @@ class CoordinateRowMeans:
         own = set(m.names) & (_free(m.exprs) | _free(m.lets))
         if own:  # (its first row would read the start, a later one the running sum: no defined value)
             raise ValueError(f"step kernel: a row mean's terms read its own sums ({', '.join(sorted(map(str, own)))})")
-        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        start = sum_start(m.mean)
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
         lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)

@@ -69,10 +69,9 @@ class CheckpointItems:
         n_lead = self.across_slot_means(item) if early and self.fam else 0
         across = item.items[:n_lead]
         sums = {q: self.frow(("checkpoint sum", j, q)) for m in across for q in m.names}
-        rd = self.nrow(("due", j)) if across else None
         across_slots = f"{_ACROSS} * due_slots{j} >= w"
         across_names = dict(snames)  # the pass for every slot reads the earlier leading means' rows
-        code = [f"if N[{rd}, b]:" if across else f"if {due}:" if early else f"if N[{rf}, b]:"]
+        code = [f"if {due}:" if early else f"if N[{rf}, b]:"]
         for n_item, i in enumerate(item.items):
             if isinstance(i, Let):
                 code.append(f"    {code_name('s', i.name)} = {self.expr(i.expr, 'checkpoint', i.printed_order, snames)}")
@@ -93,8 +92,7 @@ class CheckpointItems:
                      f"        N[1, b] = {int(o)}"]
         code += ["    else:" if item.stop else "    if True:", f"        N[{rp}, b] = N[2, b]"]
         if across:  # the slots that check counted first
-            self.pre_checks += [f"due_slots{j} = 0", "for b in range(w):", f"    due = {due}",
-                                f"    N[{rd}, b] = 1 if due else 0", f"    due_slots{j} += 1 if due else 0",
+            self.pre_checks += [f"due_slots{j} = 0", "for b in range(w):", f"    due_slots{j} += 1 if {due} else 0",
                                 f"if {across_slots}:  # the row means for every slot (vectorised)"]
             for m in across:
                 self.pre_checks += ["    " + line for line in self.checkpoint_row_mean(m, across_names, early, sums)]

@@ -339,25 +339,25 @@ def composite_gd_step(params: Sequence[sp.Symbol], u: Any, dl: sp.Symbol, eta: s
 _NAMING_FIELDS = ("name", "names", "count", "min", "max")  # fields that name what an item defines
 
 
-def _read_expressions(item):
+def read_expressions(item):
     """The expressions an item (a declaration, or a tuple of them) reads, not the symbols it names."""
     if isinstance(item, (tuple, list)):
         for i in item:
-            yield from _read_expressions(i)
+            yield from read_expressions(i)
     elif dataclasses.is_dataclass(item):
         for f in dataclasses.fields(item):
             if f.name not in _NAMING_FIELDS:
-                yield from _read_expressions(getattr(item, f.name))
+                yield from read_expressions(getattr(item, f.name))
     elif isinstance(item, (sp.Basic, bool, int, float)):
         yield sp.sympify(item)
 
 
 def reads(item) -> set:
     """The symbols an item (a declaration, or a tuple of them) reads, not those it names."""
-    return set().union(set(), *(e.free_symbols for e in _read_expressions(item)))
+    return set().union(set(), *(e.free_symbols for e in read_expressions(item)))
 
 
 def step_residues(item) -> set:
     """The ``Mod(T, c)`` an item (a declaration, or a tuple of them) reads, ``c`` any expression: the
     engine keeps those with ``c`` an integer kernel constant as per-slot residues (:mod:`.stepkernel`)."""
-    return {m for e in _read_expressions(item) for m in e.atoms(sp.Mod) if m.args[0] == T}
+    return {m for e in read_expressions(item) for m in e.atoms(sp.Mod) if m.args[0] == T}

@@ -79,7 +79,7 @@ from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, 
                         step_residues)
 from .steplayout import STRIDE, flat_rows, block_width
 from .stepobservers import ScalarPassItems
-from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects  # noqa: F401
+from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects, sum_start  # noqa: F401
 
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
@@ -336,7 +336,7 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         names = {**names, **{z: f"Z[i, {j}]" for j, z in enumerate(self.k.data)}}
         acc = {q: f"F[{self.fr[q]}, b]" if vector else code_name("s", q) for q in m.names}
         head, ind = (["for b in range(w):"], "    ") if vector else ([], "")
-        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        start = sum_start(m.mean)
         lines = head + [f"{ind}{acc[q]} = {start}" for q in m.names]
         lines += ["for i in range(Z.shape[0]):"] + [f"    {h}" for h in head]
         if vector and m.lets:  # two loops: the rows' intermediates (long chains, independent over

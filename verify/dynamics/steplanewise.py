@@ -43,7 +43,7 @@ from .stepitems import Reduce, RowMean, Window
 from .stepitems import reads as _free
 from .stepkernel import _Builder
 from .steplayout import STRIDE
-from .stepprint import _IND
+from .stepprint import _IND, sum_start
 
 _SLOT_LOOP = re.compile(r"(\s*)for b in range\(w\):")
 _INNER_LOOP = re.compile(r"(\s*)for [ij] in range\((d|Z\.shape\[0\])\):")
@@ -133,7 +133,7 @@ class LanewiseBuilder(_Builder):
 
     @staticmethod
     def across_slot_means(item) -> int:
-        """None: a checkpoint's row means for every slot at once (.stepcheckpoint) need more than one slot."""
+        """0: a checkpoint's row means for every slot at once (.stepcheckpoint) need more than one slot."""
         return 0
 
     def window(self, j, item: Window, tag):
@@ -224,7 +224,7 @@ class LanewiseBuilder(_Builder):
         """``m`` row by row: the per-row intermediates of every row into ``R`` (a Reduce over j with the
         rows innermost), then each sum over the rows in row order (:mod:`.coordloop` prints the same
         terms in groups of rows; each sum's order is the same)."""
-        start = "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if m.mean else "0.0"
+        start = sum_start(m.mean)
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         lines = [f"{acc[q]} = {start}" for q in m.names if q not in self.fam]
         lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)

@@ -158,6 +158,12 @@ def selects(lines: list[str]) -> list[str]:
     return out
 
 
+def sum_start(mean: bool) -> str:
+    """The generated start of a sum over the data rows ``Z``: 0.0, and for a mean −0.0 when there is at
+    most one row (−0.0 + x is x, so a mean of one row is its term, a −0.0 term included)."""
+    return "0.0 if Z.shape[0] > 1 else -0.0  # -0.0 + x is x" if mean else "0.0"
+
+
 def code_name(prefix: str, symbol) -> str:
     """The generated code's variable for a declared symbol: ``<prefix>_<name>`` when the name is an
     ASCII identifier, else ``<prefix>x_`` and the name with every character that is not an ASCII
