@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from claims.even2023 import _dln, _dln_sgd_step, _sgd_lanes
+from claims.even2023 import _dln, _dln_sgd_step, _qseries, _sgd_lanes
 from test_even2023_sgd_lanes import every_outcome, stalled_lanes_meeting_the_tolerance
 from verify.dynamics.stepcompile import compiled_engine
 from verify.dynamics.stepitems import T, Let, Reduce, RowMean, State
@@ -48,6 +48,15 @@ def test_declared_sgd_at_d30_near_the_stability_threshold():
     p = _dln.e1_problem(0)
     pool = _both(p, np.linspace(0.3, 0.5, 12), np.arange(12) % 3, 1, 3000, 1e-10)
     assert float(pool.max_abs_s.max()) >= 0.05
+
+
+@pytest.mark.parametrize("gamma, terms", [(1e-10, 1), (1e-6, 2), (1e-4, 3), (1e-3, 4), (1e-2, 7)])
+def test_each_series_term_count(gamma, terms):
+    """The declared SGD sums the q_± series with the least of 1, 2, 3, 5, 7 terms at or above what the
+    block's largest max_j s_j² needs (_qseries.series_terms), as the pool does: one γ per call keeps
+    the call's steps in one count's band (4 terms needed: the 5-term copy), and the bits are the pool's."""
+    pool = _both(_dln.e1_problem(0), [gamma] * 4, np.arange(4), 1, 300, 1e-30)
+    assert _qseries.series_terms(float(pool.max_abs_s.max()) ** 2) == terms
 
 
 @pytest.mark.parametrize("max_steps, check_every", [(0, 7), (1, 7), (64, 1), (3, 10)])
