@@ -53,10 +53,22 @@ def test_declared_sgd_at_d30_near_the_stability_threshold():
 @pytest.mark.parametrize("gamma, terms", [(1e-10, 1), (1e-6, 2), (1e-4, 3), (1e-3, 4), (1e-2, 7)])
 def test_each_series_term_count(gamma, terms):
     """The declared SGD sums the q_± series with the least of 1, 2, 3, 5, 7 terms at or above what the
-    block's largest max_j s_j² needs (_qseries.series_terms), as the pool does: one γ per call keeps
-    the call's steps in one count's band (4 terms needed: the 5-term copy), and the bits are the pool's."""
-    pool = _both(_dln.e1_problem(0), [gamma] * 4, np.arange(4), 1, 300, 1e-30)
+    block's largest max_j s_j² needs (_qseries.series_terms), as the pool does; the bits are the pool's.
+    One γ per call puts the call's largest step in one count's band (4 terms needed: the 5-term copy;
+    γ = 1e-10 and 1e-6 keep every step in the 1- and 2-term bands). α = 1, so that ln α_± = −Σ_k q_±/2
+    start at 0 and keep both halves' bits (the odd terms included, which Gain cancels); with E1's α
+    the 1-term steps are below an ulp of ln α."""
+    p = dataclasses.replace(_dln.e1_problem(0), alpha=np.ones(30))
+    pool = _both(p, [gamma] * 4, np.arange(4), 1, 300, 1e-30)
     assert _qseries.series_terms(float(pool.max_abs_s.max()) ** 2) == terms
+    if terms <= 2:
+        assert (pool.ln_ap != pool.ln_am).any()  # the odd terms reached the bits
+
+
+def test_the_declared_sgd_prints_the_one_and_two_term_copies():
+    source = kernel_source(_dln_sgd_step.dln_sgd_kernel(24))
+    for count in (1, 2, 3, 5):
+        assert source.count(f"# the terms past {count} cannot move the sums") == 1, count
 
 
 @pytest.mark.parametrize("max_steps, check_every", [(0, 7), (1, 7), (64, 1), (3, 10)])

@@ -152,11 +152,12 @@ def observed_step(s_lets, *, gamma, loss, lams, params, next_params, ln_alpha, n
     and (u', v'); ``ln_alpha``: ln α; ``n_snap``: Gain^{(2^j)} for j < n_snap (obs1); ``series_counts``:
     the shorter term counts of the q_± series (:func:`coordinate_update`).
 
-    Declares max_j |s_j| and "some s_j = ±1", as "some |s_j| = 1" (the same truth value, NaN included;
-    one comparison per coordinate instead of two: 8 lanes of SGD at E1 ran ~5% faster) (with the
-    Lets, a PerCoordinate block before the vector loop), sup_k ‖s_k‖_∞, the after-rules (hit_pm1 if some s_j = ±1, blown_up if sup ‖s‖_∞ is not
-    finite or > 1e120), the curvature sums (multiplied left to right as the lane kernels' CURV), the
-    update (:func:`coordinate_update`) and the gain snapshots. Its own symbols are named ma, max_abs_s,
+    Declares max_j |s_j| and "some s_j = ±1" (with the Lets, a PerCoordinate block before the vector
+    loop; "some |s_j| = 1": the same truth value, NaN and ±inf included, with one comparison per
+    coordinate instead of two, which made 8 lanes of SGD at E1 ~5% faster), sup_k ‖s_k‖_∞, the
+    after-rules (hit_pm1 if some s_j = ±1, blown_up if sup ‖s‖_∞ is not finite or > 1e120), the
+    curvature sums (multiplied left to right as the lane kernels' CURV), the update
+    (:func:`coordinate_update`) and the gain snapshots. Its own symbols are named ma, max_abs_s,
     hit, hit_any, blown, two_gamma, two_gamma2, curv_c0/1, sum_curv_min/max (and coordinate_update's):
     a caller's symbol of one of these names would be the same sympy symbol."""
     if not s_lets or not isinstance(s_lets[-1], Let):
@@ -180,13 +181,13 @@ def observed_step(s_lets, *, gamma, loss, lams, params, next_params, ln_alpha, n
 
 def coordinate_update(s, ma, u, v, un, vn, ln_alpha, series_counts=(3, 5)) -> tuple[PerCoordinate, tuple]:
     """The per-coordinate part of a step given s_j and ma = max_j |s_j| (GD and SGD alike): the log-gains
-    ln α_± −= q_±(s)/2, Gain += (q_+ + q_−)/2, Σ s² += s² (spec §0.6, def8), by the series with 3, 5 or
-    7 terms, or for |s_j| ≥ 0.05 by ``_qpm``'s logs (a RareUpdate), then u' = u − s v, v' = v − s u
-    (eq. (3)). ``series_counts``: the term counts printed besides 7 (GD: 3 and 5, as ``_lanes_kernel``;
-    SGD: 1, 2, 3 and 5, as the pool, whose converging lanes reach steps with max_j |s_j| < 2^-28: one
-    term; each count a copy of the update loop, compiled). Any count at or above what max_j s_j² needs
-    gives the 7-term bits (:func:`._qseries.series_terms`). Returns the block and the States (ln α_+,
-    ln α_−, Gain, Σ s²)."""
+    ln α_± −= q_±(s)/2, Gain += (q_+ + q_−)/2, Σ s² += s² (spec §0.6, def8), by the series with as many
+    terms as the step's max_j |s_j| needs (up to 7), or for |s_j| ≥ 0.05 by ``_qpm``'s logs (a
+    RareUpdate), then u' = u − s v, v' = v − s u (eq. (3)). ``series_counts``: the term counts printed
+    besides 7, each a copy of the update loop (GD: 3 and 5, as ``_lanes_kernel``; SGD: 1, 2, 3 and 5,
+    as the pool, whose converging lanes reach steps with max_j |s_j| < 2^-28, one term); a step runs
+    the least of them at or above what max_j s_j² needs, which gives the 7-term bits
+    (:func:`._qseries.series_terms`). Returns the block and the States (ln α_+, ln α_−, Gain, Σ s²)."""
     s2, lp, lm, gain, qs = sp.symbols("sum_s2 ln_ap ln_am gain qs", real=True)
     lets, hp, hm, partial_sums = _q_series(s, "c_")
     a, b_, la, lb, qpl, qml, qsl = sp.symbols("c_a c_b c_la c_lb c_qpl c_qml c_qsl", real=True)

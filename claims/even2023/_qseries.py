@@ -92,9 +92,11 @@ def series_terms(m2):
     rounded s_j², and the power chains compare term by term). When a sum is subnormal the higher
     powers underflow to 0, and adding ±0 to a non-zero sum is exact. NaN stays NaN and ±inf takes the
     full series (and the logarithms) either way. So a caller may sum more terms than its own lanes
-    need — the largest count any of them needs (the SGD pool), or all 7 (the declared GD kernel) —
-    and get the same bits; tests/test_dln_step.py checks it for the counts 3, 5 and 7 on 440k values,
-    tests/test_even2023_sgd_lanes.py for the pool's 1, 2, 3, 5, 7 at every switch point 2^(-28/t)."""
+    need — the largest count any of them needs (the SGD pool, and the declared SGD and GD kernels,
+    which round it up to one of the counts they print: 1, 2, 3, 5, 7 and 3, 5, 7) — and get the same
+    bits; tests/test_dln_step.py checks it for the counts 3, 5 and 7 on 440k values,
+    tests/test_even2023_sgd_lanes.py for the pool's 1, 2, 3, 5, 7 at every switch point 2^(-28/t),
+    tests/test_dln_sgd_step.py the declared SGD's counts against the pool."""
     nterms = 7
     if m2 < 0.0025:
         pw = m2
