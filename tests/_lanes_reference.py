@@ -6,7 +6,7 @@ import math
 import numba
 import numpy as np
 
-from verify.dynamics.outcomes import _HUGE
+from verify.dynamics.outcomes import HUGE
 
 
 # ----------------------------------------------------------------------------- numba engine
@@ -172,7 +172,7 @@ def _engine_py(dl, params, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta,
                     F[_FLP, b] = tmp
                     prod = 1.0
                 F[_FPROD, b] = prod
-                if not (abs(xn) < _HUGE and abs(yn) < _HUGE):
+                if not (abs(xn) < HUGE and abs(yn) < HUGE):
                     status = 2
                 else:
                     if track and N[_ITBAR, b] >= 0 and xn != 0.0:

@@ -82,14 +82,14 @@ def test_import_lines_bind_a_namespace_as_exec_would():
 
     from verify.dynamics.generic import _mean_into
 
-    text = kernelcache.import_lines({"math": math, "np": np, "_mean_into": _mean_into, "_HUGE": 1e150 / 3,
+    text = kernelcache.import_lines({"math": math, "np": np, "_mean_into": _mean_into, "HUGE": 1e150 / 3,
                                      "INF": -math.inf})
     assert text.splitlines() == ["import math", "import numpy as np",
-                                 "from verify.dynamics.generic import _mean_into", f"_HUGE = {1e150 / 3!r}",
+                                 "from verify.dynamics.generic import _mean_into", f"HUGE = {1e150 / 3!r}",
                                  "INF = float('-inf')"]
     scope: dict = {}
     exec(text, scope)  # our own generated imports
-    assert scope["_HUGE"] == 1e150 / 3 and scope["INF"] == -math.inf and scope["_mean_into"] is _mean_into
+    assert scope["HUGE"] == 1e150 / 3 and scope["INF"] == -math.inf and scope["_mean_into"] is _mean_into
 
 
 def test_a_generated_module_can_call_another_ones_functions(monkeypatch, tmp_path):

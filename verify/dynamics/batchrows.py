@@ -35,7 +35,7 @@ from .stepprint import code_name, is_bool, sum_start
 
 
 class BatchRowItems:
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` for batch rows, checkpoint row means and
+    """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` for batch rows, checkpoint row means and
     the per-row intermediates of a row mean over every row at once (the checkpoint's, the lane-by-lane
     engine's row means: :mod:`.steplanewise`), with the scratch they need (``ZB``, ``R``, ``ZT``)."""
 

@@ -55,11 +55,11 @@ from .coordrows import CoordinateRowMeans, over_coordinates
 from .coordrare import RareUpdateItems
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, State
 from .stepitems import reads as _free
-from .stepprint import _IND, code_name, is_bool, lit, selects
+from .stepprint import INDENT, code_name, is_bool, lit, selects
 from .stepseries import TruncatedSeries
 
 _SV = "_SV_"  # placeholder for the parked rows' count, known once every block is printed
-_KC = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
+K_PLACEHOLDER = "_KC_"  # placeholder for K, the rows per coordinate, known once every row is allocated
 
 
 def input_output_rows(symbols, per_coordinate) -> dict:
@@ -73,7 +73,7 @@ def input_output_rows(symbols, per_coordinate) -> dict:
 
 
 class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRowMeans):
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` for the per-coordinate quantities."""
+    """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` for the per-coordinate quantities."""
 
     # a block's Reduces over j run in registers, UNROLL coordinates per loop step (registers_loop)
     reduce_registers = True
@@ -165,11 +165,11 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                 continue
             if s.is_integer or s in self.bool_names:
                 r = self.nrow(("post", s))
-                self.body.append(f"{_IND}N[{r}, b] = {self.names[s]}")
+                self.body.append(f"{INDENT}N[{r}, b] = {self.names[s]}")
                 self.post_stash[s] = f"N[{r}, b]" if s.is_integer else f"(N[{r}, b] != 0)"
             else:
                 r = self.frow(("post", s))
-                self.body.append(f"{_IND}F[{r}, b] = {self.names[s]}")
+                self.body.append(f"{INDENT}F[{r}, b] = {self.names[s]}")
                 self.post_stash[s] = f"F[{r}, b]"
 
     # ------------------------------------------------------------------ blocks
@@ -182,7 +182,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                                 f"{'after' if post else 'before'} the vector loop")
         if post:
             go = self.nrow(("go", n))
-            self.body.append(f"{_IND}N[{go}, b] = 1 if go else 0")
+            self.body.append(f"{INDENT}N[{go}, b] = 1 if go else 0")
             self.stash_for_post(_free(item.items))
         rare = [i for i in item.items if isinstance(i, RareUpdate)]
         absent = [i.absent_if for i in rare if i.absent_if is not None]
@@ -285,7 +285,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                 if i.name in self.names:
                     raise ValueError(f"step kernel: {i.name} declared twice")
                 self.names[i.name] = self.local(i.name)
-                self.main_loads.append(f"{_IND}{self.local(i.name)} = {value}")
+                self.main_loads.append(f"{INDENT}{self.local(i.name)} = {value}")
             elif isinstance(i, State):
                 row = self.cell(self.cr[i.name])
                 cond = "go" if i.where is True else f"go & {self.expr(i.where, tag, False, names)}"
@@ -352,7 +352,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
         self.loads_c += [(r, 0.0) for r in rows]
         rf = self.nrow(("doublings", n))
         self.flags.append(rf)
-        self.post_flags.append(f"{_IND}N[{rf}, b] = 1 if (go & (status == -1) & (((t + 1) & t) == 0) & "
+        self.post_flags.append(f"{INDENT}N[{rf}, b] = 1 if (go & (status == -1) & (((t + 1) & t) == 0) & "
                                f"(t + 1 < {2 ** item.count})) else 0")
         self.scalar += [f"if N[{rf}, b]:", "    kk = N[2, b]", "    jp = 0",
                         "    while kk > 1:", "        kk >>= 1", "        jp += 1", "    for j in range(d):"]
@@ -442,7 +442,7 @@ def _move(a, b, F, N, C, d):
     def coord_buffer(self, width: int) -> str:
         """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes), after a
         check that out_f has the rows its outputs need for this d (after :meth:`coord_store_lines`)."""
-        lines = f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {_KC} * {width}))"
+        lines = f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {K_PLACEHOLDER} * {width}))"
         if self.post_go_row is not None:
             lines += f"\n    SV = np.zeros(({_SV}, d, {width}))  # the rows of slots that do not step (parked_slots)"
         return lines
@@ -470,7 +470,7 @@ def _move(a, b, F, N, C, d):
             return f"C[{j}, {int(row) * width} + b]" if row.isdigit() else f"C[{j}, ({row}) * {width} + b]"
 
         source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
-        source = re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
+        source = re.sub(rf"\b{K_PLACEHOLDER}\b", str(max(len(self.cr), 1)), source)
         return re.sub(rf"\b{_SV}\b", str(self.parked_rows), source)
 
     def coord_size(self) -> str:

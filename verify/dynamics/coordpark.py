@@ -17,7 +17,7 @@ from __future__ import annotations
 
 
 class ParkedSlots:
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` for parking the slots that do not step."""
+    """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` for parking the slots that do not step."""
 
     ungated_post = True  # the blocks after the vector loop step every slot (see the module docstring)
     post_go_row = None  # the go row of the first block after the vector loop (they all hold the same)

@@ -48,7 +48,7 @@ def over_coordinates(heads: list[str], before: list[str], at: Callable[[str], li
             + loop(f"for j in range(d - d % {UNROLL}, d):", ["j"]))
 
 
-def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
+def slot_loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
     """``stmts`` in the loop over the block's slots (and over j, ``per_coordinate``)."""
     if not stmts:
         return []
@@ -59,7 +59,7 @@ def _loop(stmts: list, per_coordinate: bool, ind: str = "") -> list[str]:
 
 
 class CoordinateRowMeans:
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` for the data pass (through
+    """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` for the data pass (through
     :class:`.coordloop.CoordinateItems`)."""
 
     def coord_means(self) -> list[str]:
@@ -132,10 +132,10 @@ class CoordinateRowMeans:
         start = sum_start(m.mean)
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
-        lines = _loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
+        lines = slot_loop([f"{acc[q]} = {start}" for q in m.names if q not in self.fam], False)
         # the per-coordinate sums start at their first row (row_group: a pass of stores saved), or here
         # when there is no row
-        per_coordinate_starts = _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
+        per_coordinate_starts = slot_loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         if per_coordinate_starts:
             lines += [f"if {nr} == 0:", *("    " + line for line in per_coordinate_starts)]
         lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
@@ -144,7 +144,7 @@ class CoordinateRowMeans:
         lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows, start)]
         if m.mean:
             for per_coordinate in (False, True):
-                lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
+                lines += slot_loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
                                 if (q in self.fam) == per_coordinate], per_coordinate)
         return lines
 
@@ -198,13 +198,13 @@ class CoordinateRowMeans:
             if isinstance(c, Reduce):
                 if is_bool(c.init):
                     raise TypeError("step kernel: a row mean's Reduce is a float")
-                lines += _loop([f"{reg} = {self.expr(c.init, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
+                lines += slot_loop([f"{reg} = {self.expr(c.init, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
                                 for reg, row, lt in zip(regs, group, lets)], False)
                 lines += self.reduce_over_j(c, regs, names, group, lets, m.printed_order)
             elif _free(c) & self.fam:
                 raise TypeError("step kernel: a row mean's per-coordinate intermediate: declare a Reduce")
             else:
-                lines += _loop([f"{reg} = {self.expr(c.expr, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
+                lines += slot_loop([f"{reg} = {self.expr(c.expr, 'row mean', m.printed_order, {**self.row_names(names, row), **lt})}"
                                 for reg, row, lt in zip(regs, group, lets)], False)
             for reg, lt in zip(regs, lets):
                 lt[c.name] = reg
@@ -222,9 +222,9 @@ class CoordinateRowMeans:
 
             later = stmts(False)
             if per_coordinate and later:
-                lines += ["if i == 0:", *_loop(stmts(True), True, "    "), "else:", *_loop(later, True, "    ")]
+                lines += ["if i == 0:", *slot_loop(stmts(True), True, "    "), "else:", *slot_loop(later, True, "    ")]
             else:
-                lines += _loop(later, per_coordinate)
+                lines += slot_loop(later, per_coordinate)
         return lines
 
     def reduce_over_j(self, c: Reduce, regs: list, names: dict, group: list, lets: list,

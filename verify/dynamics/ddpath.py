@@ -13,7 +13,7 @@ import numpy as np
 from ..kernelcache import compiled_template
 from ..loss import Loss
 from .ddarith import dd_div, dd_mul, dd_mul_d, dd_sub
-from .outcomes import _HUGE, HPLane, Outcome, _as_lanes
+from .outcomes import HUGE, HPLane, Outcome, as_lanes
 
 
 def _dd_engine(params, x0, y0, eta, max_steps, xtol, rtol, out_i, out_f):
@@ -46,7 +46,7 @@ def _dd_engine(params, x0, y0, eta, max_steps, xtol, rtol, out_i, out_f):
             qh, ql = dd_mul(egh, egl, xh, xl)
             nxh, nxl = dd_sub(xh, xl, ph, pl)
             nyh, nyl = dd_sub(yh, yl, qh, ql)
-            if not (abs(nxh) < _HUGE and abs(nyh) < _HUGE):
+            if not (abs(nxh) < HUGE and abs(nyh) < HUGE):
                 status = 2
                 xh, xl, yh, yl = nxh, nxl, nyh, nyl
                 t += 1
@@ -95,7 +95,7 @@ def run_dd(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xt
     compiled = loss.compiled_dl_dd()
     if compiled is None:
         raise ValueError(f"loss {loss.name!r}: ℓ' has no double-double translation")
-    x0, y0, eta = _as_lanes(x0, y0, eta)
+    x0, y0, eta = as_lanes(x0, y0, eta)
     n = len(eta)
     out_i = np.zeros((4, n), dtype=np.int64)
     out_f = np.zeros((4, n), dtype=np.float64)

@@ -37,7 +37,7 @@ import numpy as np
 import sympy as sp
 
 from ..kernelcache import compiled_module, template_globals, template_source
-from .outcomes import _HUGE, Outcome
+from .outcomes import HUGE, Outcome
 from .stepprint import SympyOrderPrinter
 
 _EPS = 2.0**-52
@@ -231,7 +231,7 @@ def _engine(W0, eta, Z, batch, seeds, max_steps, gtol, patience, record_every,
                 big = max(big, abs(wn))
                 w[j] = wn
             t += 1
-            if not (big < _HUGE):
+            if not (big < HUGE):
                 status = 2
                 break
             if not sgd and moved <= 8.0 * 2.0**-52 * scale:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .generic import _EPS, objective_cse as cse
-from .outcomes import _HUGE
+from .outcomes import HUGE
 from .stepitems import (T, Checkpoint, IsFinite, IsNaN, LastWhere, Let, MaxOf, MinOf, RowMean, State,
                         StepKernel, StopRule)
 
@@ -110,7 +110,7 @@ def gd_kernel(expr: sp.Expr, params: tuple, gradient: list, data: tuple = ()) ->
     body = (*(Let(e, eta * gj) for e, gj in zip(step, g)),
             *(Let(n, p - e) for n, p, e in zip(nxt, params, step)),  # θ − η∇f(θ)
             *moved, *scale, *big,
-            Let(bounded, m_bg < _HUGE), Let(diverged, sp.Not(bounded)),  # named: sympy would turn
+            Let(bounded, m_bg < HUGE), Let(diverged, sp.Not(bounded)),  # named: sympy would turn
             # not(‖θ'‖ < H) into ‖θ'‖ ≥ H, which a NaN does not satisfy
             Let(floor, sp.Not(diverged) & (m_mv <= sp.Float(8.0 * _EPS) * m_sc)),  # 8ε‖θ‖: the float64 floor
             State(at_floor, 0, sp.Piecewise((1, floor), (0, True))))

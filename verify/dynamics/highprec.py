@@ -18,7 +18,7 @@ import sympy as sp
 from ..loss import S, Loss
 from .ddpath import run_dd
 from .lanes import run
-from .outcomes import _HUGE, HPLane, Outcome, _as_lanes
+from .outcomes import HUGE, HPLane, Outcome, as_lanes
 
 
 # ----------------------------------------------------------------------------- high precision
@@ -70,7 +70,7 @@ def run_hp(loss: Loss, x0: Any, y0: Any, eta: Any, *, dps: int = 30, max_steps: 
         return run_dd(loss, x0, y0, eta, max_steps=max_steps, xtol=xtol, rtol=rtol)
     if dps < 30:
         raise ValueError(f"the high-precision path runs at >= 30 digits, got dps={dps}")
-    x0, y0, eta = _as_lanes(x0, y0, eta)
+    x0, y0, eta = as_lanes(x0, y0, eta)
     fn = _hp_dl(loss) if backend in ("auto", "arb") else None
     if backend == "arb" and fn is None:
         raise ValueError(f"loss {loss.name!r} cannot be evaluated in arb")
@@ -108,7 +108,7 @@ def _hp_lane_arb(fn, x, y, e, ef, max_steps, xtol, rtol, dps):
         eg = e * fn(x * y)
         xn = (x - eg * y).mid()
         yn = (y - eg * x).mid()
-        if not (abs(float(xn)) < _HUGE and abs(float(yn)) < _HUGE):
+        if not (abs(float(xn)) < HUGE and abs(float(yn)) < HUGE):
             x, y, t, status = xn, yn, t + 1, Outcome.DIVERGED
             break
         q = abs(float(xn)) / abs(float(x))
@@ -143,7 +143,7 @@ def _hp_lane_mp(dl, x, y, e, ef, max_steps, xtol, rtol, dps):
         eg = e * dl(x * y)
         xn = x - eg * y
         yn = y - eg * x
-        if not (abs(xn) < _HUGE and abs(yn) < _HUGE):
+        if not (abs(xn) < HUGE and abs(yn) < HUGE):
             x, y, t, status = xn, yn, t + 1, Outcome.DIVERGED
             break
         q = float(abs(xn) / abs(x))

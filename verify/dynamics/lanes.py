@@ -27,7 +27,7 @@ import numpy as np
 from ..loss import Loss
 from . import lxy
 from .lxy import FLOAT_FIELDS, INT_FIELDS
-from .outcomes import _HUGE, Lanes, _as_lanes
+from .outcomes import HUGE, Lanes, as_lanes
 
 
 _INT_FIELDS, _FLOAT_FIELDS = INT_FIELDS, FLOAT_FIELDS
@@ -72,7 +72,7 @@ def run(loss: Loss, x0: Any, y0: Any, eta: Any, *, max_steps: int = 10**6, xtol:
     ``parallel``: ``True`` for a thread per core, or a thread count (results bit-identical for any
     count: lanes are independent, see :mod:`.stepkernel`).
     """
-    x0, y0, eta = _as_lanes(x0, y0, eta)
+    x0, y0, eta = as_lanes(x0, y0, eta)
     n = len(eta)
     b = loss.beta if beta is None else beta
     b = float(b) if (b is not None and math.isfinite(b) and qs_window is not None) else -1.0
@@ -197,7 +197,7 @@ def _numpy_engine(loss, x0, y0, eta, max_steps, xtol, rtol, s_c, s_eps, beta, qs
             tmp = lp[idx] + term
             lpc[idx] = (tmp - lp[idx]) - term
             lp[idx] = tmp
-            div = ~((np.abs(xn) < _HUGE) & (np.abs(yn) < _HUGE))
+            div = ~((np.abs(xn) < HUGE) & (np.abs(yn) < HUGE))
             crossed = (t_bar[idx] >= 0) & (xn != 0)
             rho = 2.0 - ea * y2
             cval = np.log(np.abs(xa) / np.abs(xn)) / rho
@@ -242,7 +242,7 @@ def _record(dl, params, x0, y0, eta, steps, stride, xs, ys):
             k += 1
         g = dl(x * y, params)
         x, y = x - eta * g * y, y - eta * g * x
-        if not (abs(x) < _HUGE and abs(y) < _HUGE):
+        if not (abs(x) < HUGE and abs(y) < HUGE):
             break
     return k
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .outcomes import _HUGE
+from .outcomes import HUGE
 from .stepkernel import (T, Call, CountWhere, FirstWhere, LastWhere, Let, LogProduct, MaxWhere, RareReduction,
                          StepKernel, StopRule, compiled_engine, composite_gd_step)
 
@@ -78,7 +78,7 @@ LXY = StepKernel(
         FirstWhere(t_bar, sp.Not(bouncing) & (y2 < thr), values=((s_cross, a),)),  # t̄
         *composite_gd_step((x, y), x * y, g, eta, eg, (xn, yn)),  # eq. (2)
         LogProduct(log_prod, 1 - eg**2),
-        Let(finite, (sp.Abs(xn) < _HUGE) & (sp.Abs(yn) < _HUGE)), Let(diverged, sp.Not(finite)),
+        Let(finite, (sp.Abs(xn) < HUGE) & (sp.Abs(yn) < HUGE)), Let(diverged, sp.Not(finite)),
         Let(rho, 2 - eta * y2),
         RareReduction(sp.log(sp.Abs(x) / sp.Abs(xn)) / rho,  # eq. (15), after t̄
                       track & sp.Not(diverged) & (t_bar >= 0) & sp.Ne(xn, 0) & (rho > 0), min=contraction_min),

@@ -26,7 +26,7 @@ class Outcome(IntEnum):
 
 
 _LXY_OUTCOMES = (Outcome.CONVERGED, Outcome.FROZEN, Outcome.DIVERGED, Outcome.BUDGET)  # what ℓ(xy) lanes produce
-_HUGE = 1e150  # |x| or |y| beyond this is treated as divergence (before float overflow)
+HUGE = 1e150  # |x| or |y| beyond this is treated as divergence (before float overflow)
 
 
 # ----------------------------------------------------------------------------- results
@@ -111,7 +111,7 @@ class HPLane:
 
 
 
-def _as_lanes(x0, y0, eta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def as_lanes(x0, y0, eta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x0, y0, eta = np.broadcast_arrays(np.asarray(x0, float), np.asarray(y0, float), np.asarray(eta, float))
     return (np.ascontiguousarray(x0.ravel()), np.ascontiguousarray(y0.ravel()),
             np.ascontiguousarray(eta.ravel()))

@@ -18,13 +18,13 @@ from __future__ import annotations
 import sympy as sp
 
 from .stepitems import T, Checkpoint, Let, PerCoordinate, RowMean, State, reads
-from .stepprint import _IND, code_name
+from .stepprint import INDENT, code_name
 
 _ACROSS = 4  # the checkpoint's row means run for every slot at once when 4 × (slots that check) >= w
 
 
 class CheckpointItems:
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` for checkpoints."""
+    """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` for checkpoints."""
 
     def checkpoint(self, j: int, item: Checkpoint, earlier: str) -> str:
         """The vector loop's test of checkpoint ``j`` (a flag for the scalar pass, which runs its items
@@ -47,17 +47,17 @@ class CheckpointItems:
         early = self.decided_early(j, item, stashed, set(snames))
         self.check_cell_reads(item, early)
         if early:  # the pre-pass has recorded the pass or stopped the lane: the vector loop's test is false
-            self.body.append(f"{_IND}{here} = False")
+            self.body.append(f"{INDENT}{here} = False")
         else:
             rf = self.nrow(("checkpoint", j))
             self.flags.append(rf)
-            self.body += [f"{_IND}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
-                          f"{_IND}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
+            self.body += [f"{INDENT}{here} = {self.expr(item.where, 'checkpoint')} & (N[{rp}, b] != t)",
+                          f"{INDENT}N[{rf}, b] = 1 if ({earlier} & {here}) else 0"]
         for q in stashed:
             if q not in self.names:
                 raise ValueError(f"step kernel: checkpoint uses {q}, not declared before it")
             rs = self.frow(("stash", j, q))
-            self.body.append(f"{_IND}F[{rs}, b] = {self.names[q]}")
+            self.body.append(f"{INDENT}F[{rs}, b] = {self.names[q]}")
             snames[q] = f"F[{rs}, b]"
         # the slots it runs for: those whose flag the vector loop set, or (decided before the vector loop)
         # the running ones where its condition holds and that have not passed it at this step

@@ -25,7 +25,7 @@ intermediates (among them θ'), the per-lane inputs (η, …), run-wide constant
 and the observers declared before (their value after this step's update). Each is printed by our code
 printer (never eval'd text) into one generated function; every condition is ANDed with "the lane steps".
 ``Mod(T, c)`` for an integer constant c (a check every c steps) is kept per slot and advanced with T
-(:meth:`_Builder.residue_lines`), not computed by an integer division per slot and step.
+(:meth:`KernelBuilder.residue_lines`), not computed by an integer division per slot and step.
 
 Example — GD on ℓ(xy) counting the bouncing steps y_t² > 2/η, stopping at |x| ≤ xtol or a budget::
 
@@ -79,7 +79,7 @@ from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, 
                         step_residues)
 from .steplayout import STRIDE, flat_rows, block_width
 from .stepobservers import ScalarPassItems
-from .stepprint import _IND, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects, sum_start  # noqa: F401
+from .stepprint import INDENT, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects, sum_start  # noqa: F401
 
 _CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
@@ -89,7 +89,7 @@ _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
 # ----------------------------------------------------------------------------- generation
 
 
-class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
+class KernelBuilder(ScalarPassItems, CoordinateItems, CheckpointItems):
     """The pieces of one generated engine: F/N row layout, names in scope, the vector-loop body, the
     scalar pass, and what the load and the store of a slot do."""
 
@@ -200,9 +200,9 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         loads, advance = [], []
         for m, r in self.residues.items():
             c = code_name("c", m.args[1])
-            loads.append(f"{_IND}tr{r} = N[{r}, b]")
-            advance += [f"{_IND}tn{r} = tr{r} + 1",
-                        f"{_IND}N[{r}, b] = select(go, select({c} > 0, select(tn{r} == {c}, 0, tn{r}), "
+            loads.append(f"{INDENT}tr{r} = N[{r}, b]")
+            advance += [f"{INDENT}tn{r} = tr{r} + 1",
+                        f"{INDENT}N[{r}, b] = select(go, select({c} > 0, select(tn{r} == {c}, 0, tn{r}), "
                         f"select({c} < 0, select(tn{r} > 0, {c} + 1, tn{r}), 0)), tr{r})"]
         return loads, advance
 
@@ -244,7 +244,7 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         kinds[type(item)](self.count, item, tag)
 
     def let(self, j, item, tag):
-        self.body.append(f"{_IND}{self.local(item.name)} = {self.expr(item.expr, tag, item.printed_order)}")
+        self.body.append(f"{INDENT}{self.local(item.name)} = {self.expr(item.expr, tag, item.printed_order)}")
         self.bind(item.name)
 
     def state_update(self, j, item, tag):
@@ -252,39 +252,39 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
         if self.gate == "go":  # a RareUpdate's scalar pass writes it: held (and read there) as it was
             cond += "".join(f" & (not {self.expr(w, tag)})" for w in self.held.get(item.name, ()))
-        self.body.append(f"{_IND}{row} = {self.expr(item.next, tag)} if ({cond}) else {row}")
+        self.body.append(f"{INDENT}{row} = {self.expr(item.next, tag)} if ({cond}) else {row}")
 
     def first_where(self, j, item, tag):
         r = self.nrow(item.name)
         self.loads_i.append((r, -1))
-        self.body += [f"{_IND}new{j} = {self.gate} & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
-                      f"{_IND}{self.local(item.name)} = t if new{j} else N[{r}, b]",
-                      f"{_IND}N[{r}, b] = {self.local(item.name)}"]
+        self.body += [f"{INDENT}new{j} = {self.gate} & (N[{r}, b] < 0) & {self.expr(item.where, tag)}",
+                      f"{INDENT}{self.local(item.name)} = t if new{j} else N[{r}, b]",
+                      f"{INDENT}N[{r}, b] = {self.local(item.name)}"]
         self.bind(item.name)
         self.stores_i[item.name.name] = f"N[{r}, b]"
         for name, value in item.values:
             rv = self.frow(name)
             self.loads_f.append((rv, "np.nan"))
-            self.body.append(f"{_IND}F[{rv}, b] = {self.expr(value, tag)} if new{j} else F[{rv}, b]")
+            self.body.append(f"{INDENT}F[{rv}, b] = {self.expr(value, tag)} if new{j} else F[{rv}, b]")
             self.stores_f[name.name] = f"F[{rv}, b]"
 
     def count_where(self, j, item, tag):
         r = self.nrow(item.name)
         self.loads_i.append((r, 0))
-        self.body += [f"{_IND}{self.local(item.name)} = N[{r}, b] + (1 if ({self.gate} & {self.expr(item.where, tag)}) else 0)",
-                      f"{_IND}N[{r}, b] = {self.local(item.name)}"]
+        self.body += [f"{INDENT}{self.local(item.name)} = N[{r}, b] + (1 if ({self.gate} & {self.expr(item.where, tag)}) else 0)",
+                      f"{INDENT}N[{r}, b] = {self.local(item.name)}"]
         self.bind(item.name)
         self.stores_i[item.name.name] = f"N[{r}, b]"
 
     def extremum_or_last(self, j, item, tag):
         r = self.frow(item.name)
         self.loads_f.append((r, lit(item.init)))
-        self.body.append(f"{_IND}val{j} = {self.expr(item.value, tag)}")
+        self.body.append(f"{INDENT}val{j} = {self.expr(item.value, tag)}")
         cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
         if not isinstance(item, LastWhere):
             cond += f" & (val{j} {'>' if isinstance(item, MaxWhere) else '<'} F[{r}, b])"
-        self.body += [f"{_IND}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]",
-                      f"{_IND}{self.local(item.name)} = F[{r}, b]"]
+        self.body += [f"{INDENT}F[{r}, b] = val{j} if ({cond}) else F[{r}, b]",
+                      f"{INDENT}{self.local(item.name)} = F[{r}, b]"]
         self.bind(item.name)
         self.stores_f[item.name.name] = f"F[{r}, b]"
 
@@ -293,9 +293,9 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
         rf = self.nrow(("flush", item.name))
         self.flags.append(rf)
         self.loads_f += [(rl, "0.0"), (rc, "0.0"), (rp, "1.0")]
-        self.body += [f"{_IND}prod{j} = F[{rp}, b] * {self.expr(item.factor, tag)}",
-                      f"{_IND}F[{rp}, b] = prod{j} if go else F[{rp}, b]",
-                      f"{_IND}N[{rf}, b] = 1 if (go & ((prod{j} < {_FLUSH_BELOW!r}) | "
+        self.body += [f"{INDENT}prod{j} = F[{rp}, b] * {self.expr(item.factor, tag)}",
+                      f"{INDENT}F[{rp}, b] = prod{j} if go else F[{rp}, b]",
+                      f"{INDENT}N[{rf}, b] = 1 if (go & ((prod{j} < {_FLUSH_BELOW!r}) | "
                       f"((t & {_FLUSH_EVERY - 1}) == {_FLUSH_EVERY - 1}))) else 0"]
         self.scalar += [f"if N[{rf}, b]:",  # Kahan-compensated: the sum of logs keeps its last bits
                         f"    lp = F[{rl}, b]",
@@ -310,7 +310,7 @@ class _Builder(ScalarPassItems, CoordinateItems, CheckpointItems):
     def rare_reduction(self, j, item, tag):
         rf = self.nrow(("rare", j))
         self.flags.append(rf)
-        self.body.append(f"{_IND}N[{rf}, b] = 1 if (go & {self.expr(item.where, tag)}) else 0")
+        self.body.append(f"{INDENT}N[{rf}, b] = 1 if (go & {self.expr(item.where, tag)}) else 0")
         snames = self.stash(j, [item.value])  # the value's step quantities, for the scalar pass
         check_rounding(item.value, tag)
         self.scalar += [f"if N[{rf}, b]:", f"    q = {StepPrinter(snames).doprint(sp.sympify(item.value))}"]
@@ -432,7 +432,7 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     coordinates returns 1 without running, :func:`.steplayout.stride_for`)."""
     from .steplanewise import LanewiseBuilder
 
-    bld = LanewiseBuilder(k, stride or STRIDE) if lanewise else _Builder(k)
+    bld = LanewiseBuilder(k, stride or STRIDE) if lanewise else KernelBuilder(k)
     fr, local = bld.fr, bld.local
     bld.gate = "act"
     for item in k.prelude:
@@ -445,21 +445,21 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
             halts.append(bld.checkpoint(j, rule, earlier))
             chain.append(f"-1 if {halts[-1]}")
         else:
-            bld.body.append(f"{_IND}v_halt{j} = {bld.expr(rule[0], 'stop.before')}")
+            bld.body.append(f"{INDENT}v_halt{j} = {bld.expr(rule[0], 'stop.before')}")
             halts.append(f"v_halt{j}")
             chain.append(f"{int(rule[1])} if v_halt{j}")
-    bld.body.append(f"{_IND}go = " + " & ".join(["act"] + [f"(not {h})" for h in halts]))
+    bld.body.append(f"{INDENT}go = " + " & ".join(["act"] + [f"(not {h})" for h in halts]))
     for item in k.body:
         bld.emit(item)
     for q in k.next_params:
         if q not in bld.names and q not in bld.fam:
             raise ValueError(f"step kernel: next parameter {q} is not an intermediate")
-    post = [f"{_IND}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
+    post = [f"{INDENT}v_stop{j} = {bld.expr(c, 'stop.after')}" for j, (c, _) in enumerate(k.stop.after)]
     chain += [f"{o} if v_stop{j}" for j, (_, o) in enumerate(k.stop.after)]
     status = " else ".join(chain + ["-1"])
-    writes = [f"{_IND}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)
+    writes = [f"{INDENT}F[{fr[q]}, b] = {local(n)} if go else {local(q)}" for q, n in zip(k.params, k.next_params)
               if q not in bld.fam]
-    status_lines = selects([f"{_IND}status = {status}", f"{_IND}N[1, b] = status if act else N[1, b]"])
+    status_lines = selects([f"{INDENT}status = {status}", f"{INDENT}N[1, b] = status if act else N[1, b]"])
     body, post, writes, post_flags = (selects(lines) for lines in (bld.body, post, writes, bld.post_flags))
     extra = " | ".join(f"N[{r}, b]" for r in bld.flags) or "0"
     load, store = bld.load_lines(), bld.store_lines()
@@ -487,8 +487,8 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
         means = [" " * 12 + line for line in bld.coord_means()]
     means += [" " * 12 + line for line in bld.pre_checks]
     zarg = ("Z, BT, " if k.batch_slot is not None else "Z, ") if k.data else ""
-    loads = [f"{_IND}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
-    loads += [f"{_IND}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
+    loads = [f"{INDENT}{local(q)} = F[{fr[q]}, b]" for q in bld.lane_rows]
+    loads += [f"{INDENT}{local(q)} = {row}" for q, row in bld.state_rows.items()] + bld.main_loads
     # an emptied slot's inputs zeroed: it keeps stepping in the vector loop, on finite values (with
     # per-coordinate rows the live slots move to the front instead, .coordloop: no slot left to zero)
     zero = [] if bld.fam else [f"                    F[{fr[q]}, b] = 0.0" for q in (*k.params, *k.lane_inputs)]

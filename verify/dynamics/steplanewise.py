@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import re
 
-from .coordloop import _KC
-from .coordrows import _loop
+from .coordloop import K_PLACEHOLDER
+from .coordrows import slot_loop
 from .stepitems import Reduce, RowMean, Window
 from .stepitems import reads as _free
-from .stepkernel import _Builder
+from .stepkernel import KernelBuilder
 from .steplayout import STRIDE
-from .stepprint import _IND, sum_start
+from .stepprint import INDENT, sum_start
 
 _SLOT_LOOP = re.compile(r"(\s*)for b in range\(w\):")
 _INNER_LOOP = re.compile(r"(\s*)for [ij] in range\((d|Z\.shape\[0\])\):")
@@ -116,8 +116,8 @@ def _boolean_flags(pad: str, block: list[str], ints: list[str]) -> list[str]:
     return block
 
 
-class LanewiseBuilder(_Builder):
-    """:class:`verify.dynamics.stepkernel._Builder` printing one lane: the per-coordinate rows
+class LanewiseBuilder(KernelBuilder):
+    """:class:`verify.dynamics.stepkernel.KernelBuilder` printing one lane: the per-coordinate rows
     ``C[k, j]``, the row means row by row into ``R``, no compaction of the (single) slot."""
 
     chunk_exit = ("\n            if N[1, b] >= 0:  # the lane finished: the rest of the chunk would not step it"
@@ -147,9 +147,9 @@ class LanewiseBuilder(_Builder):
         rp = self.nrow(("ring", item.name))
         self.loads_i.append((rp, 0))
         cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
-        self.body += [f"{_IND}rec{j} = {cond}", f"{_IND}pos{j} = N[{rp}, b]",
-                      f"{_IND}F[{rows[0]} + pos{j}, b] = {self.expr(item.value, tag)} if rec{j} else F[{rows[0]} + pos{j}, b]",
-                      f"{_IND}N[{rp}, b] = (0 if pos{j} == {item.size - 1} else pos{j} + 1) if rec{j} else pos{j}"]
+        self.body += [f"{INDENT}rec{j} = {cond}", f"{INDENT}pos{j} = N[{rp}, b]",
+                      f"{INDENT}F[{rows[0]} + pos{j}, b] = {self.expr(item.value, tag)} if rec{j} else F[{rows[0]} + pos{j}, b]",
+                      f"{INDENT}N[{rp}, b] = (0 if pos{j} == {item.size - 1} else pos{j} + 1) if rec{j} else pos{j}"]
         self.rings.append(f"    pos{j} = N[{rp}, b]")
         self.stores_f.update({f"{item.name}_{q}": f"F[{rows[0]} + (pos{j} + {q}) % {item.size}, b]"
                               for q in range(item.size)})
@@ -187,7 +187,7 @@ class LanewiseBuilder(_Builder):
     def coord_buffer(self, width: int) -> str:
         # R and ZT: .batchrows.BatchRowItems.batch_buffers
         return (f"\n    d = {self.coord_size()}{self.out_f_check()}\n    if d > {self.stride}:  # more coordinates than a row holds: "
-                f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({_KC} * {self.stride})")
+                f"a source with a longer row runs this call\n        return 1\n    C = np.zeros({K_PLACEHOLDER} * {self.stride})")
 
     def coord_compaction(self, nfl: int, nin: int, width: int) -> tuple[str, str]:
         return "", ""
@@ -201,7 +201,7 @@ class LanewiseBuilder(_Builder):
             return f"C[{int(row) * self.stride} + {j}]" if row.isdigit() else f"C[({row}) * {self.stride} + {j}]"
 
         source = re.sub(r"\bC\[([^\[\],]+), ([^\[\],]+), b\]", flat, source)
-        return re.sub(rf"\b{_KC}\b", str(max(len(self.cr), 1)), source)
+        return re.sub(rf"\b{K_PLACEHOLDER}\b", str(max(len(self.cr), 1)), source)
 
     def finish(self, source: str, width: int) -> str:
         source = promote_slot_rows(drop_slot_loops(super().finish(source, width)))
@@ -227,7 +227,7 @@ class LanewiseBuilder(_Builder):
         start = sum_start(m.mean)
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         lines = [f"{acc[q]} = {start}" for q in m.names if q not in self.fam]
-        lines += _loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
+        lines += slot_loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         rows = "for i in range(Z.shape[0]):"
         more, lets = self.every_row_intermediates(m, names, "row mean", hoist_coordinates=True)
         lines += more
@@ -248,5 +248,5 @@ class LanewiseBuilder(_Builder):
                       for q, e in per_coordinate]
         if m.mean:
             lines += [f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names if q not in self.fam]
-            lines += _loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names if q in self.fam], True)
+            lines += slot_loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names if q in self.fam], True)
         return lines

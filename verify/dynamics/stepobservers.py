@@ -7,11 +7,11 @@ from __future__ import annotations
 import sympy as sp
 
 from .stepitems import Doublings, Let, RareUpdate, State, Window
-from .stepprint import _IND, code_name
+from .stepprint import INDENT, code_name
 
 
 class ScalarPassItems:
-    """Methods of :class:`verify.dynamics.stepkernel._Builder` (its rows, names, body and scalar pass)."""
+    """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` (its rows, names, body and scalar pass)."""
 
     def stash(self, j, exprs, held=()) -> dict:
         """Names for the scalar pass: the step's quantities in ``exprs`` stashed in F rows by the vector
@@ -26,7 +26,7 @@ class ScalarPassItems:
                 snames[s] = self.state_rows[s]
             elif s not in k.constants and s in self.names:
                 rs = self.frow(("stash", j, s))
-                self.body.append(f"{_IND}F[{rs}, b] = {self.names[s]}")
+                self.body.append(f"{INDENT}F[{rs}, b] = {self.names[s]}")
                 snames[s] = f"F[{rs}, b]"
         return snames
 
@@ -40,10 +40,10 @@ class ScalarPassItems:
         if self.rare_flag is None:
             self.rare_flag = rf = self.nrow(("rareupdate", j))
             self.flags.append(rf)
-            self.body.append(f"{_IND}N[{rf}, b] = 1 if {here} else 0")
+            self.body.append(f"{INDENT}N[{rf}, b] = 1 if {here} else 0")
         else:
             rf = self.rare_flag
-            self.body.append(f"{_IND}N[{rf}, b] = 1 if (N[{rf}, b] | {here}) else 0")
+            self.body.append(f"{INDENT}N[{rf}, b] = 1 if (N[{rf}, b] | {here}) else 0")
         held = {i.name for i in item.items if isinstance(i, State)}
         snames = self.stash(j, [item.where, *(i.expr if isinstance(i, Let) else i.next for i in item.items)], held)
         code = [f"if N[{rf}, b] and {self.expr(item.where, tag, False, snames)}:"]
@@ -63,9 +63,9 @@ class ScalarPassItems:
         if not rows:
             return
         cond = self.gate if item.where is True else f"{self.gate} & {self.expr(item.where, tag)}"
-        self.body.append(f"{_IND}rec{j} = {cond}")
-        self.body += [f"{_IND}F[{a}, b] = F[{c}, b] if rec{j} else F[{a}, b]" for a, c in zip(rows, rows[1:])]
-        self.body.append(f"{_IND}F[{rows[-1]}, b] = {self.expr(item.value, tag)} if rec{j} else F[{rows[-1]}, b]")
+        self.body.append(f"{INDENT}rec{j} = {cond}")
+        self.body += [f"{INDENT}F[{a}, b] = F[{c}, b] if rec{j} else F[{a}, b]" for a, c in zip(rows, rows[1:])]
+        self.body.append(f"{INDENT}F[{rows[-1]}, b] = {self.expr(item.value, tag)} if rec{j} else F[{rows[-1]}, b]")
         self.stores_f.update({f"{item.name}_{q}": f"F[{r}, b]" for q, r in enumerate(rows)})
 
     def doublings(self, j, item: Doublings, tag):
@@ -77,7 +77,7 @@ class ScalarPassItems:
             return
         rf = self.nrow(("doublings", j))
         self.flags.append(rf)
-        self.post_flags.append(f"{_IND}N[{rf}, b] = 1 if (go & (status == -1) & (((t + 1) & t) == 0) & "
+        self.post_flags.append(f"{INDENT}N[{rf}, b] = 1 if (go & (status == -1) & (((t + 1) & t) == 0) & "
                                f"(t + 1 < {2 ** item.count})) else 0")
         self.scalar += [f"if N[{rf}, b]:", "    kk = N[2, b]", "    jp = 0",
                         "    while kk > 1:", "        kk >>= 1", "        jp += 1",

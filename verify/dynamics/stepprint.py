@@ -18,7 +18,7 @@ from numba import types
 from numba.extending import intrinsic
 from sympy.printing.pycode import PythonCodePrinter
 
-_IND = " " * 16  # the indent of a statement in the engine's loop over the slots (the vector loop)
+INDENT = " " * 16  # the indent of a statement in the engine's loop over the slots (the vector loop)
 
 
 class StepPrinter(PythonCodePrinter):
