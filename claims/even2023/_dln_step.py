@@ -59,6 +59,8 @@ from verify.dynamics.stepseries import TruncatedSeries
 from ._problems import BLOWN_UP, CONVERGED, HIT_PM1, STALLED, Problem, batch_curvatures
 
 INT_FIELDS = ("outcome", "steps")
+# the q_± series' term counts printed besides 7 (coordinate_update): GD's, as _lanes_kernel sums them
+GD_SERIES_COUNTS = (3, 5)
 # calls of fewer lanes run the kernel printed lane by lane (the same bits): the blocked engine is faster
 # for lanes of one length side by side (bench even2023.dln_gd_step, 128 lanes), but the catalogue's
 # widest calls, 40 or 120 lanes whose lengths differ by 10x, take 0.73x the blocked engine's time lane
@@ -143,7 +145,7 @@ class ObservedStep(NamedTuple):
 
 
 def observed_step(s_lets, *, gamma, loss, lams, params, next_params, ln_alpha, n_snap,
-                  series_counts=(3, 5)) -> ObservedStep:
+                  series_counts=GD_SERIES_COUNTS) -> ObservedStep:
     """The step of GD and SGD alike once s_j is known, and its observers.
 
     ``s_lets``: the Lets computing s_j, the last one defining it (GD: g_j = G_j/n, s_j = γ g_j; SGD:
@@ -179,7 +181,8 @@ def observed_step(s_lets, *, gamma, loss, lams, params, next_params, ln_alpha, n
                         tuple(f"gain_snapshots_{p}_0" for p in range(n_snap)))
 
 
-def coordinate_update(s, ma, u, v, un, vn, ln_alpha, series_counts=(3, 5)) -> tuple[PerCoordinate, tuple]:
+def coordinate_update(s, ma, u, v, un, vn, ln_alpha,
+                      series_counts=GD_SERIES_COUNTS) -> tuple[PerCoordinate, tuple]:
     """The per-coordinate part of a step given s_j and ma = max_j |s_j| (GD and SGD alike): the log-gains
     ln α_± −= q_±(s)/2, Gain += (q_+ + q_−)/2, Σ s² += s² (spec §0.6, def8), by the series with as many
     terms as the step's max_j |s_j| needs (up to 7), or for |s_j| ≥ 0.05 by ``_qpm``'s logs (a
