@@ -53,6 +53,7 @@ from .batchrows import BatchRowItems
 from .coordpark import ParkedSlots
 from .coordrows import CoordinateRowMeans, over_coordinates
 from .coordrare import RareUpdateItems
+from .steplayout import ROW_PAD
 from .stepitems import Doublings, Let, PerCoordinate, RareUpdate, Reduce, State
 from .stepitems import reads as _free
 from .stepprint import INDENT, code_name, is_bool, lit, selects
@@ -442,7 +443,7 @@ def _move(a, b, F, N, C, d):
     def coord_buffer(self, width: int) -> str:
         """The engine's lines allocating the per-coordinate rows (d from the inputs' shapes), after a
         check that out_f has the rows its outputs need for this d (after :meth:`coord_store_lines`)."""
-        lines = f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {K_PLACEHOLDER} * {width}))"
+        lines = f"\n    d = {self.coord_size()}{self.out_f_check()}\n    C = np.zeros((d, {K_PLACEHOLDER} * {width} + {ROW_PAD}))"
         if self.post_go_row is not None:
             lines += f"\n    SV = np.zeros(({_SV}, d, {width}))  # the rows of slots that do not step (parked_slots)"
         return lines

@@ -495,9 +495,10 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     scalar_text = "\n".join(" " * 20 + s for s in bld.scalar) if bld.scalar else " " * 20 + "pass"
     nl = "\n"
     nfl, nin = len(fr), len(bld.nr)
-    # the per-coordinate rows counted once: a loop over j streams through the coordinates, one at a
-    # time (the diagonal network at d = 30: 32 slots ~5% faster than 16, ~15% faster than 64)
-    width = 1 if lanewise else block_width(nfl + len(bld.cr))
+    # the buffer's float and integer rows, and the per-coordinate rows counted once: a loop over j
+    # streams through the coordinates, one at a time (the diagonal network at d = 30: GD in 32 slots
+    # ~5% faster than 16, ~15% faster than 64; SGD, b = 1, 32 lanes: 32 slots ~3% faster than 64)
+    width = 1 if lanewise else block_width(nfl + nin + len(bld.cr))
     # a kernel with per-coordinate rows (.coordloop): d from the inputs' shapes, the rows in C
     cbuf = bld.coord_buffer(width) + bld.batch_buffers(width) if bld.fam else ""
     cio = ", C, d" if bld.fam else ""

@@ -13,17 +13,24 @@ from __future__ import annotations
 import re
 
 _WIDTH = 64  # lane slots per block: 8 AVX-512 / 16 AVX2 vectors of float64
-_BLOCK_BYTES = 32 * 1024  # a block's float rows at most (but 16 slots): the size of an L1 data cache
+_BLOCK_BYTES = 32 * 1024  # a block's rows at most (but 16 slots): the size of an L1 data cache
 STRIDE = 64  # coordinates per row of C in the lane-by-lane engine (.steplanewise), by default
+# doubles after each coordinate's rows in the per-coordinate buffer C[j, r * width + b] (.coordloop): one
+# cache line. Without it row r of coordinate j starts at (K j + r) · width · 8 bytes (K rows per
+# coordinate), a multiple of 256 B for 32 slots, so with few live slots (a row's first cache line only)
+# the rows a step touches fall in 16 of the 64 sets of a 32 KB, 8-way L1 data cache (in 8 of them for
+# 64 slots); the extra line moves each coordinate's rows on by one set (the diagonal network's SGD at
+# E1, b = 1, 32 slots: 8 lanes ~8% faster, 32 lanes ~2%; interleaved medians, the same bits)
+ROW_PAD = 8
 
 
 def block_width(rows: int) -> int:
-    """Lane slots per block for ``rows`` float rows of state: ``_WIDTH``, halved (down to 16: two
+    """Lane slots per block for ``rows`` rows of state (8 bytes a slot): ``_WIDTH``, halved (down to 16: two
     AVX-512 vectors; 8-slot blocks ran 2x slower, mostly in the vector loops' scalar remainders)
     while the rows of a block exceed ``_BLOCK_BYTES``, so that the state a step touches stays near
     the core: the diagonal network's GD (even2023) ran ~1.8x slower in 64-slot blocks (~0.5 MB) than
-    in 16-slot ones at d = 30, and 1.2x slower in 32-slot ones at d = 10; the ℓ(xy) kernels (~40
-    rows) keep 64."""
+    in 16-slot ones at d = 30, and 1.2x slower in 32-slot ones at d = 10; the ℓ(xy) kernels (38
+    and 62 rows) keep 64."""
     width = _WIDTH
     while width > 16 and rows * width * 8 > _BLOCK_BYTES:
         width //= 2
