@@ -17,7 +17,7 @@ import sympy as sp
 from claims.even2023 import _dln, _dln_sgd_step, _qseries, _sgd_lanes
 from test_even2023_sgd_lanes import every_outcome, stalled_lanes_meeting_the_tolerance
 from verify.dynamics.stepcompile import compiled_engine
-from verify.dynamics.stepitems import T, Let, Reduce, RowMean, State
+from verify.dynamics.stepitems import T, Let, PerCoordinate, Reduce, RowMean, State
 from verify.dynamics.stepkernel import kernel_source
 
 FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_abs_s", "sum_loss",
@@ -216,7 +216,12 @@ def _python_engine(source: str):
         def njit(*args, **options):
             return args[0] if args and callable(args[0]) else (lambda f: f)
 
-    scope = {"math": math, "np": np, "numba": NoJit, "select": lambda c, a, b: a if c else b}
+    class CompiledMath:  # math.log as compiled: log 0 = -inf (Python's raises; a lane hitting s_j = ±1 reads it)
+        @staticmethod
+        def log(x):
+            return -math.inf if x == 0.0 else math.log(x)
+
+    scope = {"math": CompiledMath, "np": np, "numba": NoJit, "select": lambda c, a, b: a if c else b}
     exec(compile(source, "<generated engine, as Python>", "exec"), scope)  # generated from the declaration
     return scope["engine"]
 
@@ -281,3 +286,37 @@ def test_a_leading_row_mean_may_read_an_earlier_ones_sums_in_either_way(monkeypa
     reads_itself = dataclasses.replace(m, exprs=(m.exprs[0], m.exprs[1] + m.names[1], *m.exprs[2:]))
     with pytest.raises(ValueError, match="read its own sums"):
         kernel_source(dataclasses.replace(k, row_means=(reads_itself,)))
+
+
+def test_a_one_row_batch_reads_g_where_read_and_the_flag_is_searched_after_the_max(monkeypatch):
+    """For b = 1 the batch gradient G_j is printed where s_j = γ G_j reads it, (0.0 + r x_j), with no pass
+    storing it; and "some |s_j| = 1" is searched after the loop at the slots whose max_j |s_j| reaches 1
+    (verify/dynamics/coordmatch.py). Forced off — the general data pass at b = 1, a search at every slot
+    — the generated source (run as Python, as above) gives the same bits, and the pool's, on lanes that
+    converge, blow up, stall and hit s_j = ±1. G read by anything else (here a block after the vector
+    loop) is stored."""
+    from test_even2023_sgd_lanes import _hit_gamma
+
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    source = kernel_source(k)
+    one_row = "if ZB.shape[0] == 1 and (c_nb == 1):  # one batch row: G where read"
+    search = "if not F[320 + b] < 1.0:"
+    assert source.count(one_row) == 1 and source.count(search) == 2  # the one-row copy's pass, the other's
+    assert "(abs(v_s) == 1)" not in source.replace("if ((abs(C[j, 128 + b]) == 1)):", "")
+    assert source.count("v_G = (0.0 + ((F[384 + b]*ZB[0, j + 0, b])))") == 1
+    p = _dln.e3_problem(0)
+    gammas, seeds = [0.05, 0.5, 3.0, _hit_gamma(p, 5)], [0, 1, 2, 5]
+    kw = dict(b=1, seeds=seeds, max_steps=300, tol_rel=1e-3, check_every=7)
+    pool = _dln.run_lanes(p, gammas, **kw)
+    assert set(pool.status.tolist()) == {_dln.CONVERGED, _dln.BLOWN_UP, _dln.STALLED, _dln.HIT_PM1}
+    for variant in (source, source.replace(one_row, "if False:"), source.replace(search, "if True:")):
+        engine = _python_engine(variant)
+        monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
+        with np.errstate(all="ignore"):
+            run = _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
+        for f in FIELDS:
+            assert np.asarray(getattr(pool, f)).tobytes() == np.asarray(getattr(run, f)).tobytes(), f
+    G, sum_G = k.row_means[0].names[1], sp.Symbol("sum_G", real=True)
+    assert G.name == "G"
+    read_after = dataclasses.replace(k, body=(*k.body, PerCoordinate((State(sum_G, 0.0, sum_G + G),))))
+    assert "one batch row" not in kernel_source(read_after)

@@ -23,13 +23,18 @@
   pass storing it (:meth:`.coordrows.CoordinateRowMeans.inline_row_lets`), and a batch row mean that
   divides by integer constants gets a copy without the divisions for the run where they are 1
   (:meth:`.coordrows.CoordinateRowMeans.coord_row_mean`).
+* For a batch of one row, a batch row mean's per-coordinate sum that only the blocks before the vector
+  loop read (G_j, read by s_j = γ G_j) is printed where it is read, as its one term added to the sum's
+  start, (0.0 + r x_j), instead of in a pass storing it (:meth:`BatchRowItems.one_row_switch`).
 """
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
-from .stepitems import Let, Reduce, RowMean
-from .stepitems import reads as _free
+from .stepitems import Let, PerCoordinate, Quotient, Reduce, RowMean
+from .stepitems import read_expressions, reads as _free
 from .coordrows import over_coordinates
 from .stepprint import code_name, is_bool, sum_start
 
@@ -83,6 +88,60 @@ class BatchRowItems:
                 "        row = RW[q, b]",
                 "        for c in range(Z.shape[1]):",
                 "            ZB[q, c, b] = Z[row, c]"]
+
+    def one_row_sums(self) -> dict:
+        """The per-coordinate sums of batch row means that a one-row batch prints where they are read,
+        ``{sum: its RowMean}``: those read only by the PerCoordinate blocks before the vector loop (the
+        blocks before the body's first other item), not by another item, a stop rule or an output."""
+        k = self.k
+        if not self.batch_rows():
+            return {}
+        lead = 0
+        while lead < len(k.body) and isinstance(k.body[lead], PerCoordinate):
+            lead += 1
+        elsewhere = _free((k.body[lead:], k.prelude, k.finals, k.stop, k.row_lets, k.lane_constants))
+        elsewhere |= _free(k.row_means)  # (a row mean reading another's sum)
+        return {q: m for m in k.row_means if m.batch for q in m.names
+                if q in self.fam and q not in elsewhere and q.name not in k.float_outputs}
+
+    def one_row_switch(self, inline: dict, names: dict, rows: dict, general: list[str]) -> list[str]:
+        """The row means and the blocks before the vector loop (relative indent) for a batch of one row
+        (and the divisors 1, if the batch row means divide by integer constants), the sums ``inline``
+        printed where they are read, the pass storing them left out; ``general`` for the other runs.
+        Coordinate j reads the sum as its start plus its one term, (0.0 + r x_j): the operations of the
+        pass that stored it, so the same bits. (The diagonal network's SGD at b = 1 read G_j from that
+        pass in its s_j pass: the pool computes s_j = γ (0 + r x_j) from the batch row directly.)
+        ``rows``: each row mean's intermediates' F rows (:meth:`.coordrows.CoordinateRowMeans.coord_means`)."""
+        k = self.k
+        lines, ones, inline_at = [], set(), {}
+        for m in k.row_means:
+            self.in_batch = m.batch
+            skip = frozenset(q for q, mq in inline.items() if mq is m)
+            if not skip:
+                lines += self.coord_row_mean(m, names, rows[id(m)])
+                self.in_batch = False
+                continue
+            divisors = {q.args[1] for e in read_expressions(m) for q in e.atoms(Quotient)}
+            unit = divisors if all(c in k.constants and c.is_integer for c in divisors) else set()
+            ones |= unit
+            self.unit_divisors = frozenset(unit)
+            try:
+                lines += self.row_mean_lines(m, names, rows[id(m)], one_row=skip)
+                # the one row's intermediates, where the pass above left them (a group of one row)
+                lets = {c.name: f"F[{rows[id(m)][0][('row', c.name, 0)]}, b]" for c in m.lets}
+                for q, e in zip(m.names, m.exprs):
+                    if q in skip:  # coordinate "_J_" (the loop's coordinate substituted below)
+                        row = {**self.at(self.row_names(names, "0", "_J_"), "_J_"), **lets}
+                        inline_at[self.cr[q]] = f"({sum_start(m.mean)} + {self.expr(e, 'row mean', m.printed_order, row)})"
+            finally:
+                self.unit_divisors = frozenset()
+            self.in_batch = False
+        pre = [re.sub(r"\bC\[([^\[\],]+), (\d+), b\]",
+                      lambda c: inline_at[int(c[2])].replace("_J_", c[1]) if int(c[2]) in inline_at else c[0], line)
+               for line in self.pre]
+        when = " and ".join(["ZB.shape[0] == 1", *(f"({code_name('c', c)} == 1)" for c in sorted(ones, key=lambda c: c.name))])
+        return [f"if {when}:  # one batch row: {', '.join(sorted(q.name for q in inline))} where read",
+                *(f"    {line}" for line in lines + pre), "else:", *(f"    {line}" for line in general)]
 
     def batch_buffers(self, width: int) -> str:
         lines = ""

@@ -51,6 +51,7 @@ import sympy as sp
 from . import stepseries
 from .batchrows import BatchRowItems
 from .coordpark import ParkedSlots
+from .coordmatch import max_decided, search_pass
 from .coordrows import CoordinateRowMeans, over_coordinates
 from .coordrare import RareUpdateItems
 from .steplayout import ROW_PAD
@@ -78,6 +79,8 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
 
     # a block's Reduces over j run in registers, UNROLL coordinates per loop step (registers_loop)
     reduce_registers = True
+    # "some |e_j| = c" beside max_j |e_j|: searched after the loop where the max reaches c (.coordmatch)
+    search_after_max = True
 
     def coord_init(self) -> None:
         k = self.k
@@ -241,6 +244,9 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
         rare_flag = None
         loads = []
         registers: list = []  # (register, row, the row's value, boolean) per Reduce (reduce_registers)
+        searched = max_decided(items, self.cr) if self.search_after_max and go_row is None and plain is None else {}
+        searches: list = []
+        searched_after: list = []  # their passes, after the loop
         lets = {i.name for i in items if isinstance(i, Let)}
         for s in sorted(reads - lets, key=lambda s: s.name):
             if s in self.written or s in self.written_states:
@@ -273,7 +279,9 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                     r = self.frow(("reduce", i.name))
                     row = value = f"F[{r}, b]"
                     head.append(f"{row} = {self.expr(i.init, tag, False, scalars)}")
-                if self.reduce_registers:  # the running value in a register, its row read and written
+                if i.name in searched:
+                    searches.append((i.name, row))
+                elif self.reduce_registers:  # the running value in a register, its row read and written
                     reg = f"a{self.local(i.name)[1:]}"  # once per UNROLL coordinates (registers_loop)
                     registers.append((reg, row, value, boolean))
                     names[i.name] = reg
@@ -312,6 +320,11 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                     names[p] = self.local(p)
                 both(f"{self.cell(self.cr[p])} = {names[q]} if go else {names[p]}")
                 self.written.add(p)
+        for h, row in searches:
+            m, e, c = searched[h]
+            found = self.expr(sp.Eq(sp.Abs(e), c), "PerCoordinate Reduce", False, {**names, e: self.cell(self.cr[e])})
+            searched_after += search_pass(row, self.reduce_rows[m], lit(float(c)), found)
+
         def loop(stmts: list[str]) -> list[str]:
             lines = []
             if head:
@@ -323,7 +336,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
                 lines += selects([" " * 8 + s for s in (*loads, *stmts)])
             if tail:
                 lines += ["for b in range(w):", *(f"    {s}" for s in tail)]
-            return lines
+            return lines + searched_after
 
         if plain is not None:
             plain[:] = loop(bare)

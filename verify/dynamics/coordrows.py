@@ -14,6 +14,7 @@ without the divisions for the run where the constants are 1, with them otherwise
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import sympy as sp
@@ -92,20 +93,24 @@ class CoordinateRowMeans:
                           for c in stored]
         if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows)
             lines += self.batch_gather()
+        rows = {id(m): {u: {} for u in range(_ROWS)} for m in k.row_means}  # (shared by a mean's copies)
+        means = []
         for m in k.row_means:
             self.in_batch = m.batch
-            lines += self.coord_row_mean(m, names)
+            means += self.coord_row_mean(m, names, rows[id(m)])
             self.in_batch = False
-        return lines + self.pre
+        inline = self.one_row_sums()
+        if inline:  # a copy for one-row batches, those sums printed where read (.batchrows)
+            return lines + self.one_row_switch(inline, names, rows, means + self.pre)
+        return lines + means + self.pre
 
-    def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
+    def coord_row_mean(self, m: RowMean, names: dict, rows: dict) -> list[str]:
         """``m`` over the data rows (:meth:`row_mean_lines`); a batch row mean whose terms divide by integer
         constants (``Quotient(r*x, b)``, a mini-batch gradient's per-term 1/b) is printed twice: for the
         run where every such constant is 1 without the divisions (a/1 is a exactly: the same bits; a
         division per coordinate, term and slot took ~20% of the diagonal network's b = 1 data pass), else
         with them. (A row mean over all rows is not: a full batch of one row is rare, and the copy doubles
-        the data pass's code.)"""
-        rows: dict = {u: {} for u in range(_ROWS)}  # per-row intermediates' F rows, per row of a group
+        the data pass's code.) ``rows``: the per-row intermediates' F rows, per row of a group."""
         lines = self.row_mean_lines(m, names, rows)
         if not m.batch:
             return lines
@@ -120,15 +125,20 @@ class CoordinateRowMeans:
         ones = " & ".join(f"({code_name('c', c)} == 1)" for c in sorted(divisors, key=lambda c: c.name))
         return [f"if {ones}:  # x/1 is x", *(f"    {line}" for line in unit), "else:", *(f"    {line}" for line in lines)]
 
-    def row_mean_lines(self, m: RowMean, names: dict, rows: dict) -> list[str]:
+    def row_mean_lines(self, m: RowMean, names: dict, rows: dict, one_row: frozenset | None = None) -> list[str]:
         """``m`` over the data rows in groups of ``_ROWS`` (then the remaining rows one by one): each
         row's intermediates (a Reduce over j with ``UNROLL`` coordinates per loop step, its running
         value in a register), then the group's terms added to each sum in row order — the order of
         one row at a time, with a loop over j and the slots per group instead of per row. ``rows``:
-        the intermediates' F rows, per row of a group (filled on first use)."""
+        the intermediates' F rows, per row of a group (filled on first use). ``one_row``: the copy for
+        a batch of one row (:meth:`.batchrows.BatchRowItems.one_row_switch`), no groups, and the sums
+        in it not accumulated (printed where they are read)."""
         own = set(m.names) & (_free(m.exprs) | _free(m.lets))
         if own:  # (its first row would read the start, a later one the running sum: no defined value)
             raise ValueError(f"step kernel: a row mean's terms read its own sums ({', '.join(sorted(map(str, own)))})")
+        if one_row is not None:
+            kept = [(q, e) for q, e in zip(m.names, m.exprs) if q not in one_row]
+            m = dataclasses.replace(m, names=tuple(q for q, _ in kept), exprs=tuple(e for _, e in kept))
         start = sum_start(m.mean)
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         nr = self.data_rows()  # Z.shape[0], or the batch's rows (.batchrows)
@@ -138,8 +148,9 @@ class CoordinateRowMeans:
         per_coordinate_starts = slot_loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         if per_coordinate_starts:
             lines += [f"if {nr} == 0:", *("    " + line for line in per_coordinate_starts)]
-        lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
-        lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows, start)]
+        if one_row is None:
+            lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
+            lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows, start)]
         lines.append(f"for i in range({nr} - {nr} % {_ROWS}, {nr}):")
         lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows, start)]
         if m.mean:

@@ -178,6 +178,8 @@ class LanewiseBuilder(KernelBuilder):
         return lines[:q] + head + lets + head + [f"        {v} = {stored[v]}" for v in sorted(read)] + folds
 
     reduce_registers = False  # coordinate_loop's two-loop form below reads the Reduces' rows
+    # (one lane: "some |e_j| = c" in the loop over j, a register; no search after it, .coordmatch)
+    search_after_max = False
     ungated_post = False  # one slot: its selects are scalar ones, and a lane that stops leaves the chunk
 
     def store_lines(self) -> list[str]:
@@ -220,10 +222,11 @@ class LanewiseBuilder(KernelBuilder):
             names[s] = local
         return lines
 
-    def coord_row_mean(self, m: RowMean, names: dict) -> list[str]:
+    def coord_row_mean(self, m: RowMean, names: dict, rows: dict | None = None) -> list[str]:
         """``m`` row by row: the per-row intermediates of every row into ``R`` (a Reduce over j with the
         rows innermost), then each sum over the rows in row order (:mod:`.coordloop` prints the same
-        terms in groups of rows; each sum's order is the same)."""
+        terms in groups of rows; each sum's order is the same). (``rows``: the blocked printing's F rows
+        of the intermediates, unused here.)"""
         start = sum_start(m.mean)
         acc = {q: (self.cell(self.cr[q]) if q in self.fam else f"F[{self.fr[q]}, b]") for q in m.names}
         lines = [f"{acc[q]} = {start}" for q in m.names if q not in self.fam]
