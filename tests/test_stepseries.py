@@ -152,3 +152,21 @@ def test_misdeclared_series_are_refused():
                          State(acc, 0.0, acc + sums[0][-1]), Let(wn, w - eta * w)))
     with pytest.raises(ValueError, match="one TruncatedSeries per"):
         kernel_source(_kernel(body=(body[0], body[1], two)))
+
+
+def test_the_count_of_the_largest_ratio_is_the_largest_count():
+    """The engines count the terms once per step, for the largest |r| of the stepping slots (NaN as
+    +inf): the same count as the largest of the slots' own counts, because the count does not decrease
+    as |r| grows (each power rounds monotonically). Checked on ratios either side of every switch
+    point (an ulp apart), and on random draws with zeros, infinities and NaN."""
+    switches = [2.0 ** (-56 / t) for t in range(1, K)]  # about where r^t crosses 2^-56
+    near = [float(v) for c in switches for v in (c * (1 - 1e-15), np.nextafter(c, 0.0), c, np.nextafter(c, 1.0),
+                                                  c * (1 + 1e-15))]
+    counts = [term_count(r, K) for r in sorted(near)]
+    assert counts == sorted(counts) and set(counts) == set(range(1, K + 1))
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        r = 10.0 ** rng.uniform(-40, 1, size=int(rng.integers(1, 9)))
+        r[rng.random(r.size) < 0.1] = rng.choice([0.0, math.inf, math.nan])
+        top = max(float(v) if v < math.inf else math.inf for v in np.append(r, 0.0))  # NaN as +inf
+        assert term_count(top, K) == max(term_count(float(v), K) for v in r)

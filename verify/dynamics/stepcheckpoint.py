@@ -98,8 +98,10 @@ class CheckpointItems:
                 self.pre_checks += ["    " + line for line in self.checkpoint_row_mean(m, across_names, early, sums)]
                 across_names.update({q: f"F[{sums[q]}, b]" for q in m.names})
         if early:  # decided before the vector loop: a lane that passes steps in this sweep
-            self.pre_checks += ["for b in range(w):  # the checkpoint, before the step (no sweep idles for it)",
-                                *("    " + line for line in code)]
+            loop = ["for b in range(w):  # the checkpoint, before the step (no sweep idles for it)",
+                    *("    " + line for line in code)]
+            # with the slots that check counted, a step where none does skips the loop over the slots
+            self.pre_checks += [f"if due_slots{j} > 0:", *("    " + line for line in loop)] if across else loop
         else:
             self.scalar += code
         return here

@@ -89,20 +89,26 @@ def versions(cut: TruncatedSeries, terms: int, lines: list[str], local, ratio: s
     """The block's loop ``lines`` (all K terms) printed once per count of ``cut.counts`` and once as it
     is, behind a switch on the count its stepping slots need (the largest over them; 1 if none
     steps). In the copy for count c, each partial sum past c is the one at c (``local``: a symbol's
-    name in the generated code; ``ratio``: r printed in slot b's rows)."""
+    name in the generated code; ``ratio``: r printed in slot b's rows).
+
+    The largest count is the count of the largest |r| (:func:`term_count` of it, a NaN |r| taken as
+    +inf: both need every term), one count per step instead of one per slot: the count does not
+    decrease as |r| grows, because each power fl(p·|r|) does not (rounding to nearest is monotone), so
+    the first power below 2^−56 comes no later for a smaller |r|."""
     if not cut.counts:
         return lines
-    count, r, p, c = f"nt{n}", f"ratio{n}", f"pw{n}", f"c{n}"
-    out = [f"{count} = 1",
+    count, r, top, p = f"nt{n}", f"ratio{n}", f"rmax{n}", f"pw{n}"
+    out = [f"{top} = 0.0",
            "for b in range(w):",
            f"    if N[{go_row}, b] != 0:",
            f"        {r} = abs({ratio})",
-           f"        {p} = {r}",
-           f"        {c} = 1",
-           f"        while {c} < {terms} and not {p} < {_NEGLIGIBLE!r}:  # 2^-56",
-           f"            {p} = {p} * {r}",
-           f"            {c} += 1",
-           f"        {count} = max({count}, {c})"]
+           f"        {r} = {r} if {r} < np.inf else np.inf  # NaN: every term, as +inf",
+           f"        {top} = {r} if {r} > {top} else {top}",
+           f"{p} = {top}",
+           f"{count} = 1",
+           f"while {count} < {terms} and not {p} < {_NEGLIGIBLE!r}:  # 2^-56",
+           f"    {p} = {p} * {top}",
+           f"    {count} += 1"]
     for q, kept in enumerate(cut.counts):
         out.append(f"{'if' if q == 0 else 'elif'} {count} <= {kept}:  # the terms past {kept} cannot move the sums")
         out += ["    " + line for line in _cut(lines, cut, kept, local)]
