@@ -76,13 +76,20 @@ class BatchRowItems:
         """Each slot's batch rows at its step into ``ZB`` (relative indent): the row numbers first, into
         ``RW[q, b]``, then the copies, batch row q of every slot in turn. (Read from the batch table in
         the copy loop, the row numbers were read again after every store; copied slot by slot, the
-        batch rows of one slot lay a ZB plane apart: the copy took ~1.5x as long at b = 1, ~1.8x at b = 2.)"""
+        batch rows of one slot lay a ZB plane apart: the copy took ~1.5x as long at b = 1, ~1.8x at b = 2.
+        For a batch of one row, its row number is read without a loop over the batch rows inside the
+        loop over the slots, which made an E1 SGD step at b = 1 ~5% slower; for more rows that loop
+        stays (read batch row by batch row, the slots inside, an E3 step at b = 2 was ~10% slower).)"""
         slot = self.fr[self.k.batch_slot]
-        return ["for b in range(w):",
-                f"    slot = int(F[{slot}, b])",
-                "    tb = min(N[2, b], BT.shape[1] - 1)",
-                "    for q in range(BT.shape[2]):",
-                "        RW[q, b] = BT[slot, tb, q]",
+        return ["if BT.shape[2] == 1:",
+                "    for b in range(w):",
+                f"        RW[0, b] = BT[int(F[{slot}, b]), min(N[2, b], BT.shape[1] - 1), 0]",
+                "else:",
+                "    for b in range(w):",
+                f"        slot = int(F[{slot}, b])",
+                "        tb = min(N[2, b], BT.shape[1] - 1)",
+                "        for q in range(BT.shape[2]):",
+                "            RW[q, b] = BT[slot, tb, q]",
                 "for q in range(BT.shape[2]):",
                 "    for b in range(w):",
                 "        row = RW[q, b]",
