@@ -3,9 +3,9 @@ max_j |e_j| instead of in the loop over j (the bits: tests/test_dln_sgd_step.py,
 import sympy as sp
 
 from verify.dynamics.coordmatch import max_decided
-from verify.dynamics.stepitems import Let, MaxOf, Reduce
+from verify.dynamics.stepitems import Let, MaxOf, Reduce, State
 
-e, f, m, h = sp.symbols("e f m h", real=True)
+e, f, m, h, z = sp.symbols("e f m h z", real=True)
 ROWS = {e: 3, f: 4}
 MAX = Reduce(m, 0.0, MaxOf(m, sp.Abs(e)))
 
@@ -31,3 +31,7 @@ def test_other_flags_and_maxima_stay_in_the_loop():
     for items in cases:
         assert max_decided(items, ROWS) == {}, items
     assert max_decided((MAX, flag), {f: 4}) == {}  # e not stored per coordinate: nothing to search
+    # the flag read in the loop (it has a running value there), e advanced by the step (a State, a parameter)
+    assert max_decided((MAX, flag, Let(z, sp.Piecewise((1.0, h), (0.0, True)))), ROWS) == {}
+    assert max_decided((MAX, flag, State(e, 0.0, e + f)), ROWS) == {}
+    assert max_decided((MAX, flag), ROWS, params=(e,)) == {}

@@ -320,3 +320,14 @@ def test_a_one_row_batch_reads_g_where_read_and_the_flag_is_searched_after_the_m
     assert G.name == "G"
     read_after = dataclasses.replace(k, body=(*k.body, PerCoordinate((State(sum_G, 0.0, sum_G + G),))))
     assert "one batch row" not in kernel_source(read_after)
+    # a term reading what the blocks before the vector loop define (their max_j |s_j|) is not moved there
+    m, ma = k.row_means[0], sp.Symbol("ma", real=True)
+    assert ma in {i.name for i in k.body[0].items}
+    reads_ma = dataclasses.replace(m, exprs=(m.exprs[0], m.exprs[1] * ma, *m.exprs[2:]))
+    assert "one batch row" not in kernel_source(dataclasses.replace(k, row_means=(reads_ma,)))
+    # the flag read in its own block keeps its running value in the loop: no search
+    hit, z = sp.Symbol("hit"), sp.Symbol("z", real=True)
+    block = k.body[0]
+    with_z = dataclasses.replace(block, items=(*block.items, Let(z, sp.Piecewise((1.0, hit), (0.0, True)))))
+    flag_read = kernel_source(dataclasses.replace(k, body=(with_z, *k.body[1:])))
+    assert search not in flag_read and "(abs(v_s) == 1)" in flag_read

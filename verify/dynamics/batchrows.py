@@ -29,6 +29,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import sympy as sp
@@ -99,16 +100,19 @@ class BatchRowItems:
     def one_row_sums(self) -> dict:
         """The per-coordinate sums of batch row means that a one-row batch prints where they are read,
         ``{sum: its RowMean}``: those read only by the PerCoordinate blocks before the vector loop (the
-        blocks before the body's first other item), not by another item, a stop rule or an output."""
+        blocks before the body's first other item) — by no other item, row mean, stop rule or any other
+        field of the kernel — of row means whose terms read nothing those blocks define (printed where
+        the sum is read, a term reading such a name would see it part-way through the step)."""
         k = self.k
         if not self.batch_rows():
             return {}
         lead = 0
         while lead < len(k.body) and isinstance(k.body[lead], PerCoordinate):
             lead += 1
-        elsewhere = _free((k.body[lead:], k.prelude, k.finals, k.stop, k.row_lets, k.lane_constants))
-        elsewhere |= _free(k.row_means)  # (a row mean reading another's sum)
-        return {q: m for m in k.row_means if m.batch for q in m.names
+        rest = tuple(getattr(k, f.name) for f in dataclasses.fields(k) if f.name not in ("body", "row_means"))
+        elsewhere = _free((rest, k.body[lead:], k.row_means))  # (a row mean may read another's sums)
+        defined = {i.name for blk in k.body[:lead] for i in blk.items if isinstance(i, (Let, Reduce))}
+        return {q: m for m in k.row_means if m.batch and not _free((m.exprs, m.lets)) & defined for q in m.names
                 if q in self.fam and q not in elsewhere and q.name not in k.float_outputs}
 
     def one_row_switch(self, inline: dict, names: dict, rows: dict, general: list[str]) -> list[str]:
@@ -146,6 +150,9 @@ class BatchRowItems:
         pre = [re.sub(r"\bC\[([^\[\],]+), (\d+), b\]",
                       lambda c: inline_at[int(c[2])].replace("_J_", c[1]) if int(c[2]) in inline_at else c[0], line)
                for line in self.pre]
+        left = [line for line in pre for r in inline_at if re.search(rf"\bC\[.*, {r}, b\]", line)]
+        if left:  # a read the substitution missed would read a row this copy never writes
+            raise AssertionError(f"step kernel: a one-row batch's sum still read from its row: {left[0].strip()}")
         when = " and ".join(["ZB.shape[0] == 1", *(f"({code_name('c', c)} == 1)" for c in sorted(ones, key=lambda c: c.name))])
         return [f"if {when}:  # one batch row: {', '.join(sorted(q.name for q in inline))} where read",
                 *(f"    {line}" for line in lines + pre), "else:", *(f"    {line}" for line in general)]

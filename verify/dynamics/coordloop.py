@@ -244,7 +244,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
         rare_flag = None
         loads = []
         registers: list = []  # (register, row, the row's value, boolean) per Reduce (reduce_registers)
-        searched = max_decided(items, self.cr) if self.search_after_max and go_row is None and plain is None else {}
+        searched = max_decided(items, self.cr, self.k.params) if self.search_after_max and go_row is None and plain is None else {}
         searches: list = []
         searched_after: list = []  # their passes, after the loop
         lets = {i.name for i in items if isinstance(i, Let)}

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .stepitems import MaxOf, Reduce, State
+from .stepitems import MaxOf, Reduce, State, reads
 
 
-def max_decided(items, rows: dict) -> dict:
+def max_decided(items, rows: dict, params=()) -> dict:
     """``{h: (m, e, c)}`` for the boolean Reduces h of ``items`` of the form ``h | Eq(Abs(e), c)`` (c > 0 a
-    number) beside a Reduce m of ``items`` of the form ``MaxOf(m, Abs(e))``, e in ``rows`` (stored per
-    coordinate) and not a State of ``items`` (which this step would have advanced by the search)."""
+    number) that no other item of ``items`` reads (it has no running value in the loop), beside a Reduce
+    m of ``items`` of the form ``MaxOf(m, Abs(e))``, e in ``rows`` (stored per coordinate), not a State
+    of ``items`` and not one of the parameters ``params`` (either of which the step may have advanced
+    by the time of the search)."""
     maxima = {}
     for i in items:
         if isinstance(i, Reduce) and isinstance(i.next, MaxOf) and i.next.args[0] == i.name \
@@ -44,7 +46,8 @@ def max_decided(items, rows: dict) -> dict:
         if not isinstance(sides[0], sp.Abs) or not (sides[1].is_Number and sides[1] > 0):
             continue
         e = sides[0].args[0]
-        if e in maxima and e in rows and e not in states:
+        read = reads(tuple(other for other in items if other is not i))
+        if e in maxima and e in rows and e not in states and e not in params and i.name not in read:
             out[i.name] = (maxima[e], e, sides[1])
     return out
 
