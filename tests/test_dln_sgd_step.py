@@ -331,3 +331,19 @@ def test_a_one_row_batch_reads_g_where_read_and_the_flag_is_searched_after_the_m
     with_z = dataclasses.replace(block, items=(*block.items, Let(z, sp.Piecewise((1.0, hit), (0.0, True)))))
     flag_read = kernel_source(dataclasses.replace(k, body=(with_z, *k.body[1:])))
     assert search not in flag_read and "(abs(v_s) == 1)" in flag_read
+
+
+def test_lanes_refilled_at_a_multiple_of_the_check_period_check_together():
+    """A blocked kernel with one check period c (T mod c) refills its finished slots every least multiple
+    of c at or above 32 steps, so lanes loaded later check at the same sweeps as the first ones; the
+    lane-by-lane printing, and a kernel with no period, keep 32. (The bits do not depend on it: the
+    70-lane runs above, check_every = 7, refill at 35 steps.)"""
+    from claims.even2023._dln_step import dln_gd_kernel
+
+    line = next(x for x in kernel_source(_dln_sgd_step.dln_sgd_kernel(24)).splitlines() if x.startswith("    chunk = "))
+    for c, chunk in ((1, 32), (5, 35), (7, 35), (20, 40), (32, 32), (33, 32), (0, 32)):
+        scope = {"c_check_every": c}
+        exec(line.strip(), scope)  # the generated line, as the engine runs it
+        assert scope["chunk"] == chunk, (c, line)
+    assert "    chunk = 32\n" in kernel_source(dln_gd_kernel(24, 64))
+    assert "    chunk = 32\n" in kernel_source(dln_gd_kernel(24, 64), lanewise=True)

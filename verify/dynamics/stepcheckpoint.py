@@ -20,6 +20,7 @@ import sympy as sp
 from .stepitems import T, Checkpoint, Let, PerCoordinate, RowMean, State, reads
 from .stepprint import INDENT, code_name
 
+_CHUNK = 32  # steps between refills of finished slots (see chunk_length)
 _ACROSS = 4  # the checkpoint's row means run for every slot at once when 4 × (slots that check) >= w
 
 
@@ -144,3 +145,21 @@ class CheckpointItems:
             raise ValueError(f"step kernel: a checkpoint that reads per-coordinate parameters or States "
                              f"({', '.join(sorted(map(str, cells)))}) must be decided before the vector loop: "
                              "the first before-rule, reading nothing of the prelude (see decided_early)")
+
+
+def chunk_length(bld, lanewise: bool) -> str:
+    """The engine's line setting ``chunk``, the steps between refills of finished slots: ``_CHUNK``, or,
+    in a blocked kernel with one period c of T mod c (a check every c steps: an integer constant, the
+    residues of :class:`.stepkernel.KernelBuilder`), the least multiple of c at or above ``_CHUNK`` when
+    c ≤ ``_CHUNK``. Lanes are then loaded at sweeps ≡ 0 mod c, as the first ones, so every lane of the block
+    checks at the same sweeps, and a checkpoint's row means run for every slot at once
+    (:meth:`CheckpointItems.across_slot_means`); refilled every 32 steps with c = 5, the
+    lanes' checks spread over the sweeps, and each slot computed its full loss alone (even2023's SGD on
+    E3 with 256 lanes: the kernel took ~1.4x the lane pool's time, which loads lanes at its checks).
+    ``bld``: the kernel's builder, after the body is emitted."""
+    moduli = sorted({code_name("c", m.args[1]) for m in bld.residues})
+    if lanewise or len(moduli) != 1:
+        return f"    chunk = {_CHUNK}"
+    c = moduli[0]
+    return (f"    # lanes loaded at sweeps ≡ 0 mod {c} check at the same sweeps (stepcheckpoint.chunk_length)\n"
+            f"    chunk = -(-{_CHUNK} // {c}) * {c} if 0 < {c} <= {_CHUNK} else {_CHUNK}")

@@ -50,7 +50,7 @@ compiled calls, the row means (a row mean with per-row intermediates in two loop
 into scratch rows, then the sums), then one branch-free loop (every update a select) that LLVM
 vectorises across lanes, then the scalar pass if some slot flagged one (every ``a if c else b`` of the vector loop printed as
 one LLVM select, :func:`.stepprint.select`: no branches for numba's passes, whose cost grows with
-their square, nor for the vectoriser); every ``_CHUNK`` steps finished slots are written out
+their square, nor for the vectoriser); every ``chunk`` steps (:func:`.stepcheckpoint.chunk_length`) finished slots are written out
 and refilled. The same declaration printed lane by lane (:mod:`.steplanewise`, ``kernel_source(k,
 lanewise=True)``: one slot, the loops over coordinates and data rows innermost) runs calls of few lanes
 faster, with the same bits; :func:`.stepcompile.compiled_engine` chooses per call.
@@ -72,7 +72,7 @@ import numpy as np
 import sympy as sp
 
 from .coordloop import CoordinateItems
-from .stepcheckpoint import CheckpointItems
+from .stepcheckpoint import CheckpointItems, chunk_length
 from .stepitems import (T, Call, Checkpoint, CountWhere, Doublings, FirstWhere, IsFinite, IsNaN,  # noqa: F401
                         LastWhere, Let, LogProduct, MaxOf, MaxWhere, MinOf, MinWhere, PerCoordinate, RareReduction,
                         RareUpdate, Reduce, RowMean, State, StepKernel, StopRule, Window, composite_gd_step,
@@ -81,7 +81,6 @@ from .steplayout import STRIDE, flat_rows, block_width
 from .stepobservers import ScalarPassItems
 from .stepprint import INDENT, code_name, StepPrinter, SympyOrderPrinter, check_rounding, lit, select, selects, sum_start  # noqa: F401
 
-_CHUNK = 32  # steps between refills of finished slots
 _FLUSH_BELOW = 1e-100  # a LogProduct's running product is flushed into its log below this ...
 _FLUSH_EVERY = 1024  # ... or every this many steps (a power of two)
 
@@ -506,6 +505,7 @@ def kernel_source(k: StepKernel, lanewise: bool = False, stride: int | None = No
     cpost = "".join(f"\n{' ' * 12}{line}" for line in (*park, *bld.post))
     crestore = "".join(f"\n{' ' * 12}{line}" for line in unpark)
     ccompact, cmove = bld.coord_compaction(nfl, nin, width) if bld.fam else ("", "")
+    chunk = chunk_length(bld, lanewise)
     source = (f'''
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
@@ -525,8 +525,9 @@ def engine({kargs}lanes, I, {zarg}{cargs}out_i, out_f):
         _load(b, lanes[nxt], I, {pargs}F, N{cio})
         nxt += 1
         live += 1
+{chunk}
     while live > 0:
-        for _ in range({_CHUNK}):
+        for _ in range(chunk):
             for b in range(w):  # the compiled calls of every slot (vectorised)
 {nl.join(calls) if calls else "                pass"}
 {nl.join(means)}
