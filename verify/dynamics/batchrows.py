@@ -34,8 +34,8 @@ import re
 
 import sympy as sp
 
-from .stepitems import Let, PerCoordinate, Quotient, Reduce, RowMean
-from .stepitems import read_expressions, reads as _free
+from .stepitems import Let, PerCoordinate, Reduce, RowMean
+from .stepitems import reads as _free
 from .coordrows import over_coordinates
 from .stepprint import code_name, is_bool, sum_start
 
@@ -132,10 +132,9 @@ class BatchRowItems:
                 lines += self.coord_row_mean(m, names, rows[id(m)])
                 self.in_batch = False
                 continue
-            divisors = {q.args[1] for e in read_expressions(m) for q in e.atoms(Quotient)}
-            unit = divisors if all(c in k.constants and c.is_integer for c in divisors) else set()
+            unit = self.unit_divisor_candidates(m)
             ones |= unit
-            self.unit_divisors = frozenset(unit)
+            self.unit_divisors = unit
             try:
                 lines += self.row_mean_lines(m, names, rows[id(m)], one_row=skip)
                 # the one row's intermediates, where the pass above left them (a group of one row)

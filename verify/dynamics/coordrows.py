@@ -112,18 +112,24 @@ class CoordinateRowMeans:
         with them. (A row mean over all rows is not: a full batch of one row is rare, and the copy doubles
         the data pass's code.) ``rows``: the per-row intermediates' F rows, per row of a group."""
         lines = self.row_mean_lines(m, names, rows)
-        if not m.batch:
+        divisors = self.unit_divisor_candidates(m)
+        if not divisors:
             return lines
-        divisors = {q.args[1] for e in read_expressions(m) for q in e.atoms(Quotient)}
-        if not divisors or not all(c in self.k.constants and c.is_integer for c in divisors):
-            return lines
-        self.unit_divisors = frozenset(divisors)
+        self.unit_divisors = divisors
         try:
             unit = self.row_mean_lines(m, names, rows)
         finally:
             self.unit_divisors = frozenset()
         ones = " & ".join(f"({code_name('c', c)} == 1)" for c in sorted(divisors, key=lambda c: c.name))
         return [f"if {ones}:  # x/1 is x", *(f"    {line}" for line in unit), "else:", *(f"    {line}" for line in lines)]
+
+    def unit_divisor_candidates(self, m: RowMean) -> frozenset:
+        """The divisors of ``m``'s terms that a run may print as 1 (a/1 is a exactly): those of a batch row
+        mean when every one is an integer kernel constant (``Quotient(r*x, b)``); else none."""
+        if not m.batch:
+            return frozenset()
+        divisors = {q.args[1] for e in read_expressions(m) for q in e.atoms(Quotient)}
+        return frozenset(divisors) if all(c in self.k.constants and c.is_integer for c in divisors) else frozenset()
 
     def row_mean_lines(self, m: RowMean, names: dict, rows: dict, one_row: frozenset | None = None) -> list[str]:
         """``m`` over the data rows in groups of ``_ROWS`` (then the remaining rows one by one): each
