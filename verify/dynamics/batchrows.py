@@ -46,6 +46,7 @@ class BatchRowItems:
     engine's row means: :mod:`.steplanewise`), with the scratch they need (``ZB``, ``R``, ``ZT``)."""
 
     in_batch = False  # printing a batch row mean: its data rows are the scratch ZB's
+    one_row_batch = False  # printing the copy for a batch of one row (one_row_switch)
     n_intermediate_rows = 0  # rows of R: the per-row intermediates of row means over every row at once
     needs_zt = False  # such an intermediate reads the per-coordinate data transposed: ZT
 
@@ -66,21 +67,25 @@ class BatchRowItems:
             raise ValueError("step kernel: RowMean(batch=True) is printed in kernels with per-coordinate "
                              "quantities (StepKernel.coordinates) only")
 
-    def data_cell(self, row: str, col: str) -> str:
-        """Column ``col`` of data row ``row``: of ``Z``, or of the slot's batch rows."""
+    def data_cell(self, row: str, col: str, per_coordinate: bool = False) -> str:
+        """Column ``col`` of data row ``row``: of ``Z``, or of the slot's batch rows; in the copy for a
+        batch of one row, a per-coordinate column of it (``col`` the coordinate) from its row of ``C``
+        (:meth:`one_row_copy`)."""
+        if self.in_batch and self.one_row_batch and per_coordinate:
+            if "one-row data" not in self.cr:
+                self.crow("one-row data")
+            return self.cell(self.cr["one-row data"], col)
         return f"ZB[{row}, {col}, b]" if self.in_batch else f"Z[{row}, {col}]"
 
     def data_rows(self) -> str:
         return "ZB.shape[0]" if self.in_batch else "Z.shape[0]"
 
-    def batch_gather(self) -> list[str]:
-        """Each slot's batch rows at its step into ``ZB`` (relative indent): the row numbers first, into
-        ``RW[q, b]``, then the copies, batch row q of every slot in turn. (Read from the batch table in
-        the copy loop, the row numbers were read again after every store; copied slot by slot, the
-        batch rows of one slot lay a ZB plane apart: the copy took ~1.5x as long at b = 1, ~1.8x at b = 2.
-        For a batch of one row, its row number is read without a loop over the batch rows inside the
-        loop over the slots, which made an E1 SGD step at b = 1 ~5% slower; for more rows that loop
-        stays (read batch row by batch row, the slots inside, an E3 step at b = 2 was ~10% slower).)"""
+    def batch_row_numbers(self) -> list[str]:
+        """Each slot's batch row numbers at its step into ``RW[q, b]`` (relative indent). (Read from the
+        batch table in the copy loop, the row numbers were read again after every store.) For a batch of
+        one row, its row number is read without a loop over the batch rows inside the loop over the
+        slots, which made an E1 SGD step at b = 1 ~5% slower; for more rows that loop stays (read batch
+        row by batch row, the slots inside, an E3 step at b = 2 was ~10% slower)."""
         slot = self.fr[self.k.batch_slot]
         return ["if BT.shape[2] == 1:",
                 "    for b in range(w):",
@@ -90,12 +95,34 @@ class BatchRowItems:
                 f"        slot = int(F[{slot}, b])",
                 "        tb = min(N[2, b], BT.shape[1] - 1)",
                 "        for q in range(BT.shape[2]):",
-                "            RW[q, b] = BT[slot, tb, q]",
-                "for q in range(BT.shape[2]):",
+                "            RW[q, b] = BT[slot, tb, q]"]
+
+    @staticmethod
+    def batch_copy() -> list[str]:
+        """Each slot's batch rows into ``ZB`` (relative indent), batch row q of every slot in turn (copied
+        slot by slot, the batch rows of one slot lay a ZB plane apart: the copy took ~1.5x as long at
+        b = 1, ~1.8x at b = 2)."""
+        return ["for q in range(BT.shape[2]):",
                 "    for b in range(w):",
                 "        row = RW[q, b]",
                 "        for c in range(Z.shape[1]):",
                 "            ZB[q, c, b] = Z[row, c]"]
+
+    def one_row_copy(self) -> list[str]:
+        """:meth:`batch_copy` for a batch of one row, its per-coordinate columns (the first d of ``Z``)
+        into a row of ``C`` (:meth:`data_cell`), the others into ``ZB``. The loops over j and the slots
+        then read and write ``C`` and ``F`` only: each array a loop reads beside the one it writes costs
+        LLVM's vectoriser run-time overlap checks at every entry of the loop over the slots, once per
+        coordinate (or per ``UNROLL`` of them) and step — with ``ZB`` too, ~5% of the diagonal network's
+        SGD step at E1, b = 1 (a sampling profile of the generated kernel)."""
+        if "one-row data" not in self.cr:
+            return self.batch_copy()
+        return ["for b in range(w):",
+                "    row = RW[0, b]",
+                "    for c in range(d):",
+                f"        {self.cell(self.cr['one-row data'], 'c')} = Z[row, c]",
+                "    for c in range(d, Z.shape[1]):",
+                "        ZB[0, c, b] = Z[row, c]"]
 
     def one_row_sums(self) -> dict:
         """The per-coordinate sums of batch row means that a one-row batch prints where they are read,
@@ -125,27 +152,32 @@ class BatchRowItems:
         ``rows``: each row mean's intermediates' F rows (:meth:`.coordrows.CoordinateRowMeans.coord_means`)."""
         k = self.k
         lines, ones, inline_at = [], set(), {}
-        for m in k.row_means:
-            self.in_batch = m.batch
-            skip = frozenset(q for q, mq in inline.items() if mq is m)
-            if not skip:
-                lines += self.coord_row_mean(m, names, rows[id(m)])
+        self.one_row_batch = True  # its per-coordinate data from a row of C (data_cell, one_row_copy)
+        try:
+            for m in k.row_means:
+                self.in_batch = m.batch
+                skip = frozenset(q for q, mq in inline.items() if mq is m)
+                if not skip:
+                    lines += self.coord_row_mean(m, names, rows[id(m)])
+                    self.in_batch = False
+                    continue
+                unit = self.unit_divisor_candidates(m)
+                ones |= unit
+                self.unit_divisors = unit
+                try:
+                    lines += self.row_mean_lines(m, names, rows[id(m)], one_row=skip)
+                    # the one row's intermediates, where the pass above left them (a group of one row)
+                    lets = {c.name: f"F[{rows[id(m)][0][('row', c.name, 0)]}, b]" for c in m.lets}
+                    for q, e in zip(m.names, m.exprs):
+                        if q in skip:  # coordinate "_J_" (the loop's coordinate substituted below)
+                            row = {**self.at(self.row_names(names, "0", "_J_"), "_J_"), **lets}
+                            inline_at[self.cr[q]] = f"({sum_start(m.mean)} + {self.expr(e, 'row mean', m.printed_order, row)})"
+                finally:
+                    self.unit_divisors = frozenset()
                 self.in_batch = False
-                continue
-            unit = self.unit_divisor_candidates(m)
-            ones |= unit
-            self.unit_divisors = unit
-            try:
-                lines += self.row_mean_lines(m, names, rows[id(m)], one_row=skip)
-                # the one row's intermediates, where the pass above left them (a group of one row)
-                lets = {c.name: f"F[{rows[id(m)][0][('row', c.name, 0)]}, b]" for c in m.lets}
-                for q, e in zip(m.names, m.exprs):
-                    if q in skip:  # coordinate "_J_" (the loop's coordinate substituted below)
-                        row = {**self.at(self.row_names(names, "0", "_J_"), "_J_"), **lets}
-                        inline_at[self.cr[q]] = f"({sum_start(m.mean)} + {self.expr(e, 'row mean', m.printed_order, row)})"
-            finally:
-                self.unit_divisors = frozenset()
-            self.in_batch = False
+        finally:
+            self.one_row_batch = False
+        lines = self.one_row_copy() + lines
         pre = [re.sub(r"\bC\[([^\[\],]+), (\d+), b\]",
                       lambda c: inline_at[int(c[2])].replace("_J_", c[1]) if int(c[2]) in inline_at else c[0], line)
                for line in self.pre]

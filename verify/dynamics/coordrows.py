@@ -91,8 +91,10 @@ class CoordinateRowMeans:
                 lines += ["for j in range(d):", "    for b in range(w):"]
                 lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
                           for c in stored]
+        copy = []
         if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows)
-            lines += self.batch_gather()
+            lines += self.batch_row_numbers()
+            copy = self.batch_copy()
         rows = {id(m): {u: {} for u in range(_ROWS)} for m in k.row_means}  # (shared by a mean's copies)
         means = []
         for m in k.row_means:
@@ -101,8 +103,8 @@ class CoordinateRowMeans:
             self.in_batch = False
         inline = self.one_row_sums()
         if inline:  # a copy for one-row batches, those sums printed where read (.batchrows)
-            return lines + self.one_row_switch(inline, names, rows, means + self.pre)
-        return lines + means + self.pre
+            return lines + self.one_row_switch(inline, names, rows, copy + means + self.pre)
+        return lines + copy + means + self.pre
 
     def coord_row_mean(self, m: RowMean, names: dict, rows: dict) -> list[str]:
         """``m`` over the data rows (:meth:`row_mean_lines`); a batch row mean whose terms divide by integer
@@ -170,7 +172,7 @@ class CoordinateRowMeans:
         names, col = dict(names), 0
         for z in self.k.data:
             if z in self.fam:
-                names[z] = self.data_cell(row, j)
+                names[z] = self.data_cell(row, j, per_coordinate=True)
             else:
                 names[z] = self.data_cell(row, f"d + {col}")
                 col += 1
