@@ -71,7 +71,9 @@ class BatchRowItems:
         """Column ``col`` of data row ``row``: of ``Z``, or of the slot's batch rows; in the copy for a
         batch of one row, a per-coordinate column of it (``col`` the coordinate) from its row of ``C``
         (:meth:`one_row_copy`)."""
-        if self.in_batch and self.one_row_batch and per_coordinate:
+        if self.in_batch and self.one_row_batch:
+            if not per_coordinate:
+                return f"Z[RW[0, b], {col}]"
             if "one-row data" not in self.cr:
                 self.crow("one-row data")
             return self.cell(self.cr["one-row data"], col)
@@ -109,20 +111,20 @@ class BatchRowItems:
                 "            ZB[q, c, b] = Z[row, c]"]
 
     def one_row_copy(self) -> list[str]:
-        """:meth:`batch_copy` for a batch of one row, its per-coordinate columns (the first d of ``Z``)
-        into a row of ``C`` (:meth:`data_cell`), the others into ``ZB``. The loops over j and the slots
-        then read and write ``C`` and ``F`` only: each array a loop reads beside the one it writes costs
-        LLVM's vectoriser run-time overlap checks at every entry of the loop over the slots, once per
-        coordinate (or per ``UNROLL`` of them) and step — with ``ZB`` too, ~5% of the diagonal network's
-        SGD step at E1, b = 1 (a sampling profile of the generated kernel)."""
+        """For a batch of one row, in place of :meth:`batch_copy`: its per-coordinate columns (the first
+        d of ``Z``) into a row of ``C``, where the loops over j and the slots read them; its other
+        columns are read from ``Z`` where needed, in loops over the slots only (:meth:`data_cell`). Read
+        from ``ZB``, every loop over j and the slots read an array beside ``C`` and ``F``, and LLVM's
+        vectoriser checked at run time that their ranges do not overlap, at every entry of the loop
+        over the slots (once per coordinate, or per ``UNROLL`` of them, and step): ~5% of the diagonal
+        network's SGD step at E1, b = 1 (a sampling profile of the generated kernel); and copying the
+        three other columns slot by slot took ~3% more."""
         if "one-row data" not in self.cr:
-            return self.batch_copy()
+            return []
         return ["for b in range(w):",
                 "    row = RW[0, b]",
                 "    for c in range(d):",
-                f"        {self.cell(self.cr['one-row data'], 'c')} = Z[row, c]",
-                "    for c in range(d, Z.shape[1]):",
-                "        ZB[0, c, b] = Z[row, c]"]
+                f"        {self.cell(self.cr['one-row data'], 'c')} = Z[row, c]"]
 
     def one_row_sums(self) -> dict:
         """The per-coordinate sums of batch row means that a one-row batch prints where they are read,
