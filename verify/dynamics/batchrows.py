@@ -279,9 +279,23 @@ class BatchRowItems:
             if q not in self.cr and q not in self.k.data:
                 self.crow(q)  # a row let (β) read here only: kept in a row, written by the data pass
         names = {**names, **{q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)}}
+        stored = []
         for q, c in self.inline_lets.items():  # printed at the coordinate of each read (self.at)
             names[q] = self.expr(c.expr, "row let", c.printed_order, names)
-        lines, lets = self.every_row_intermediates(m, names, "checkpoint", across_slots=sums is not None)
+            if sums is not None and q in _free(m):
+                # for every slot at once, into a row first: once per coordinate and slot, not once per
+                # data row too (the diagonal network's β = u ⊙ v: its full loss took ~2x the pool's)
+                key = ("checkpoint row let", q.name)
+                if key not in self.cr:
+                    self.crow(key)
+                stored += [f"    {self.cell(self.cr[key])} = {names[q]}"]
+                self.stored_lets[q] = self.cr[key]
+        try:
+            lines, lets = self.every_row_intermediates(m, names, "checkpoint", across_slots=sums is not None)
+        finally:
+            self.stored_lets = {}
+        if stored:
+            lines = ["for j in range(d):", "    for b in range(w):", *(f"    {line}" for line in stored), *lines]
         row = {**self.row_names(names, "i"), **lets}
         acc = {q: code_name("s", q) if sums is None else f"F[{sums[q]}, b]" for q in m.names}
         slots, ind = (["for b in range(w):"], "    ") if sums is not None else ([], "")

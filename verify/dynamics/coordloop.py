@@ -105,6 +105,7 @@ class CoordinateItems(RareUpdateItems, BatchRowItems, ParkedSlots, CoordinateRow
         self.written_states: set = set()  # the per-coordinate States a block writes
         self.bool_names = {i.name for i in (*k.prelude, *k.body) if isinstance(i, Let) and is_bool(i.expr)}
         self.inline_lets: dict = {}  # row lets printed where read (.coordrows.CoordinateRowMeans.inline_row_lets)
+        self.stored_lets: dict = {}  # of those, the ones read from a row here ({name: its row}: checkpoint_row_mean)
         if not fam:
             return
         per_coordinate_data = [z for z in k.data if z in fam]

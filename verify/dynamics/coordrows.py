@@ -184,7 +184,8 @@ class CoordinateRowMeans:
         out.update({q: self.cell(self.cr[q], j) for q in self.cr if isinstance(q, sp.Symbol) and q in names})
         for q, c in self.inline_lets.items():
             if q in names:
-                out[q] = self.expr(c.expr, "row let", c.printed_order, out)
+                out[q] = self.cell(self.stored_lets[q], j) if q in self.stored_lets else \
+                    self.expr(c.expr, "row let", c.printed_order, out)
         return out
 
     def inline_row_lets(self) -> dict:
