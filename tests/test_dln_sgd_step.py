@@ -27,7 +27,7 @@ FIELDS = ("status", "steps", "u", "v", "ln_ap", "ln_am", "gain", "sum_s2", "max_
 
 def _both(p, gammas, seeds, b, max_steps, tol_rel, check_every=None):
     kw = dict(b=b, seeds=seeds, max_steps=max_steps, tol_rel=tol_rel, check_every=check_every)
-    pool = _dln.run_lanes(p, gammas, **kw)
+    pool = _dln.run_lanes(p, gammas, **kw, sgd_engine="pool")
     declared = _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
     for f in FIELDS:
         x, y = np.asarray(getattr(pool, f)), np.asarray(getattr(declared, f))
@@ -242,7 +242,7 @@ def test_the_full_loss_runs_for_every_slot_at_once_when_a_quarter_of_the_slots_c
     assert "r_acc = P[0, i, b]" in source and "R[0, i] = r_acc" in source  # every slot's rows; one slot's
     p, gammas = _dln.e3_problem(0), np.linspace(0.05, 3.0, 12)
     kw = dict(b=b, seeds=np.arange(12) % 3, max_steps=300, tol_rel=1e-3, check_every=7)
-    pool = _dln.run_lanes(p, gammas, **kw)
+    pool = _dln.run_lanes(p, gammas, **kw, sgd_engine="pool")
     assert set(pool.status.tolist()) >= {0, 2}
     runs = {}
     for forced in ("True", "False"):
@@ -315,7 +315,7 @@ def test_a_one_row_batch_reads_g_where_read_and_the_flag_is_searched_after_the_m
     p = _dln.e3_problem(0)
     gammas, seeds = [0.05, 0.5, 3.0, _hit_gamma(p, 5)], [0, 1, 2, 5]
     kw = dict(b=1, seeds=seeds, max_steps=300, tol_rel=1e-3, check_every=7)
-    pool = _dln.run_lanes(p, gammas, **kw)
+    pool = _dln.run_lanes(p, gammas, **kw, sgd_engine="pool")
     assert set(pool.status.tolist()) == {_dln.CONVERGED, _dln.BLOWN_UP, _dln.STALLED, _dln.HIT_PM1}
     for variant in (source, source.replace(one_row, "if False:"), source.replace(search, "if True:")):
         engine = _python_engine(variant)

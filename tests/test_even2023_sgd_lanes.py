@@ -136,7 +136,7 @@ def _one_lane(p, gamma, seed, b, max_steps, tol_rel, check_every, n_snap=24):
 
 def _matches_the_one_lane_loop(p, gammas, seeds, b, max_steps, tol_rel, check_every):
     pool = _dln.run_lanes(p, gammas, b=b, seeds=seeds, max_steps=max_steps, tol_rel=tol_rel,
-                          check_every=check_every)
+                          check_every=check_every, sgd_engine="pool")
     for i, (g, s) in enumerate(zip(gammas, seeds)):
         ref = _one_lane(p, float(g), int(s), b, max_steps, tol_rel, check_every)
         for f, want in ref.items():
@@ -194,16 +194,17 @@ def test_lanes_in_the_pool_get_the_bits_they_get_alone(b):
     p = _dln.e3_problem(0)
     gammas = [0.002] + list(np.linspace(0.05, 2.5, 8)) + ([_hit_gamma(p, 5)] if b == 1 else [])
     seeds = [3, 4, 3, 5, 4, 3, 7, 3, 4] + ([5] if b == 1 else [])
-    together = _dln.run_lanes(p, gammas, b=b, seeds=seeds, max_steps=4000, tol_rel=1e-12)
+    together = _dln.run_lanes(p, gammas, b=b, seeds=seeds, max_steps=4000, tol_rel=1e-12, sgd_engine="pool")
     for i, (g, s) in enumerate(zip(gammas, seeds)):
-        _same(together, _dln.run_lanes(p, [g], b=b, seeds=s, max_steps=4000, tol_rel=1e-12), i)
+        _same(together, _dln.run_lanes(p, [g], b=b, seeds=s, max_steps=4000, tol_rel=1e-12, sgd_engine="pool"), i)
 
 
 def test_pool_width_and_table_split_change_no_bit(monkeypatch):
     p = _dln.e1_problem(0)
     gammas = np.linspace(0.02, 0.45, 23)
     seeds = np.arange(23) % 4
-    ref = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=3000, tol_rel=1e-10, check_every=7)
+    ref = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=3000, tol_rel=1e-10, check_every=7,
+                         sgd_engine="pool")
     args = (np.ascontiguousarray(p.X), p.y, p.alpha, gammas, 1, seeds, 3000, 1e-10, 7, 24, 64,
             _dln.batch_curvatures(p.X, 1))
     _same(ref, _dln.Lanes(gammas, 1, *_sgd_lanes.run_sgd_lanes(*args, pool=16)))

@@ -8,7 +8,8 @@ slot per distinct seed, read by the engine as its batch table ``BT``):
 
 declared with the operation order of the lane pool :func:`._sgd_lanes.sgd_lanes_kernel`, so that every
 field of :class:`._dln.Lanes` is the pool's bit for bit, up to which NaN the curvature sums hold for b > 1
-(NaN by design there; the CPU picks the NaN operand) (tests/test_dln_sgd_step.py):
+(NaN by design there; the CPU picks the NaN operand) (tests/test_dln_sgd_step.py). It is
+:func:`._dln.run_lanes`' SGD engine (the pool on request, ``sgd_engine="pool"``: the tests' oracle):
 
 * one pass over the batch rows (:class:`~verify.dynamics.stepitems.RowMean` ``batch=True``, sums from
   0.0 in batch order): r_i = (…(−y_i + x_i1 β_1) …) + x_id β_d, the batch loss Σ ((0.5 r_i) r_i)/b and

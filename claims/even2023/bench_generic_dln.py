@@ -124,8 +124,8 @@ def bench_dln_gd_step() -> dict:
 
 @benchmark("even2023.dln_sgd_step", unit="x pool", target=1.0,
            description="mini-batch SGD on the diagonal linear network, one thread, CPU time: the declared step "
-                       "kernel (_dln_sgd_step, run_lanes(sgd_engine='declared')) over the lane pool "
-                       "(_sgd_lanes, the default), the same bits; E1 (n=20, d=30) b = 1: 32 lanes (4 step sizes x "
+                       "kernel (_dln_sgd_step, run_lanes' default) over the hand-written lane pool "
+                       "(_sgd_lanes, run_lanes(sgd_engine='pool')), the same bits; E1 (n=20, d=30) b = 1: 32 lanes (4 step sizes x "
                        "8 seeds) x 20000 steps and 8 lanes near the stability threshold x 40000 steps (fact6's "
                        "bisection rounds); E3 (n=5, d=10) b = 2: 32 lanes x 20000 steps; 21 interleaved "
                        "rounds (a run of each engine); value: the smallest ratio of median speeds (target 1: "
