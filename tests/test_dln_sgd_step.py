@@ -161,8 +161,8 @@ def test_a_checkpoint_reading_parameters_is_decided_before_the_vector_loop():
 
 
 def test_the_row_let_beta_is_printed_where_read_unless_a_late_checkpoint_reads_it():
-    """β = u ⊙ v (a row let) is printed inline in the batch rows and the early checkpoint: no pass stores
-    it. A checkpoint decided in the scalar pass, where a slot that did not step holds its discarded step
+    """β = u ⊙ v (a row let) is printed inline in the batch rows: no pass of the step stores it; the early
+    checkpoint's row mean for every slot at once fills a row with it first. A checkpoint decided in the scalar pass, where a slot that did not step holds its discarded step
     (.coordpark), reads β from the row the data pass stores at this step instead (and the batch rows then
     read that row)."""
     import re
@@ -170,8 +170,13 @@ def test_the_row_let_beta_is_printed_where_read_unless_a_late_checkpoint_reads_i
     k = _dln_sgd_step.dln_sgd_kernel(24)
     beta_pass = re.compile(r"C\[j, \d+ \+ b\] = \(C\[j, \d+ \+ b\]\*C\[j, \d+ \+ b\]\)")  # a row = u*v
     source = kernel_source(k)
-    assert not beta_pass.search(source)
-    assert re.search(r"\(C\[j \+ 0, \d+ \+ b\]\*C\[j \+ 0, \d+ \+ b\]\)\*ZB\[", source)  # u*v where read
+    # one pass stores β: the checkpoint's for every slot at once, before its loop over the data rows
+    # reads it (once per coordinate and slot, not once per data row too)
+    across = source.index("# the row means for every slot (vectorised)")
+    assert [m.start() > across for m in beta_pass.finditer(source)] == [True]
+    beta_row = re.search(r"C\[j, (\d+) \+ b\] = \(C\[j, 0 \+ b\]\*C\[j, 32 \+ b\]\)", source).group(1)
+    assert f"r_acc = (C[j + 0, {beta_row} + b]*ZT[j + 0, i] + r_acc)" in source
+    assert re.search(r"\(C\[j \+ 0, \d+ \+ b\]\*C\[j \+ 0, \d+ \+ b\]\)\*C\[j \+ 0, \d+ \+ b\]", source)  # u*v where read
     late = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=((T < 0, 1), k.stop.before[0])))
     late_source = kernel_source(late)
     assert len(beta_pass.findall(late_source)) == 1
