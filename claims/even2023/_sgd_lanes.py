@@ -26,11 +26,10 @@ Two shortcuts give the same bits with less work: the series branch updates by q_
 series sums 1, 2, 3, 5 or 7 terms (the pool's largest :func:`._qseries.series_terms`): 0.96x the time of
 3, 5 or 7 on fact6's SGD calls, the same bits.
 
-The same SGD is declared on the step-kernel engine in :mod:`._dln_sgd_step` (bit for bit this pool's
-results up to which NaN the curvature sums hold for b > 1, tests/test_dln_sgd_step.py), which is
-:func:`._dln.run_lanes`' default (it takes ~0.9x this pool's time on the catalogue's SGD calls; ``python
--m verify bench even2023.dln_sgd_step`` compares the two); this pool runs on request
-(``run_lanes(..., sgd_engine="pool")``) and is the declared kernel's oracle in the tests.
+The same SGD declared on the step-kernel engine, :mod:`._dln_sgd_step` (this pool's bits up to which NaN
+the curvature sums hold for b > 1, tests/test_dln_sgd_step.py), is :func:`._dln.run_lanes`' default: ~0.9x
+this pool's time on the catalogue's SGD calls (``verify bench even2023.dln_sgd_step`` compares them). This
+pool runs on request (``run_lanes(..., sgd_engine="pool")``) and is the declared kernel's test oracle.
 
 Stopping (per lane): every ``check_every`` steps the full loss L(β_k) — ``blown_up`` if not finite or
 > 1e250, ``converged`` at L ≤ tol_rel·L(β_0); after a step ``hit_pm1`` if some s_{k,j} = ±1, ``blown_up``
