@@ -40,7 +40,7 @@ def _both(p, gammas, seeds, b, max_steps, tol_rel, check_every=None):
 
 @pytest.mark.parametrize("b, max_steps", [(1, 500), (2, 700), (3, 500)])
 def test_declared_sgd_is_the_pool_bit_for_bit(b, max_steps):
-    """70 lanes, more than a block's 64 slots, check_every = 7 (not dividing the budget for b = 1, 3)."""
+    """70 lanes, more than a block's 32 slots, check_every = 7 (not dividing the budget for b = 1, 3)."""
     every_outcome(_both, b, max_steps, 70)
 
 
@@ -360,3 +360,27 @@ def test_lanes_refilled_at_a_multiple_of_the_check_period_check_together():
         assert scope["chunk"] == chunk, (c, line)
     assert "    chunk = 32\n" in kernel_source(dln_gd_kernel(24, 64))
     assert "    chunk = 32\n" in kernel_source(dln_gd_kernel(24, 64), lanewise=True)
+
+
+def test_a_one_row_batch_mean_printed_wholly_where_read_has_no_empty_loop(monkeypatch):
+    """A second batch row mean with no intermediates whose one sum (H_j = Σ x_j²) only a block before the
+    vector loop reads: for a batch of one row nothing of it is left in the pass over the rows, which
+    used to print a loop with no body (a source that did not parse). Run as Python, the kernel gives
+    the pool's bits (H changes no output)."""
+    k = _dln_sgd_step.dln_sgd_kernel(24)
+    x = next(z for z in k.data if z.name == "x")
+    H, h = sp.Symbol("H", real=True), sp.Symbol("h", real=True)
+    block = k.body[0]
+    k2 = dataclasses.replace(k, row_means=(*k.row_means, RowMean((H,), (x * x,), (), mean=False, batch=True)),
+                             body=(dataclasses.replace(block, items=(*block.items, Let(h, H))), *k.body[1:]))
+    source = kernel_source(k2)
+    assert "one batch row: G, H where read" in source
+    engine = _python_engine(source)
+    monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
+    p = _dln.e3_problem(0)
+    kw = dict(b=1, seeds=[0, 1, 2], max_steps=60, tol_rel=1e-3, check_every=7)
+    pool = _dln.run_lanes(p, [0.05, 0.5, 3.0], **kw, sgd_engine="pool")
+    with np.errstate(all="ignore"):
+        run = _dln.run_lanes(p, [0.05, 0.5, 3.0], **kw, sgd_engine="declared")
+    for f in FIELDS:
+        assert np.asarray(getattr(pool, f)).tobytes() == np.asarray(getattr(run, f)).tobytes(), f

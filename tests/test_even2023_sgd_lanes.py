@@ -332,8 +332,9 @@ def test_the_widest_column_gives_max_abs_s_for_one_row_batches():
                     assert (a if a > 0.0 else 0.0) == m
 
 
-def test_no_lanes():
-    lanes = _dln.run_lanes(_dln.e3_problem(0), [], b=1)
+@pytest.mark.parametrize("engine", ["pool", "declared"])
+def test_no_lanes(engine):
+    lanes = _dln.run_lanes(_dln.e3_problem(0), [], b=1, sgd_engine=engine)
     assert lanes.status.shape == (0,) and lanes.sum_grad_curv.shape == (0, 2)
 
 

@@ -5,8 +5,8 @@ u_{k+1} = u_k − s_k ⊙ v_k, v_{k+1} = v_k − s_k ⊙ u_k with s_k = γ_k ∇
 (u_0, v_0) = (√2 α, 0):
 
 * :func:`run_lanes` — float64, compiled with numba, many constant stepsizes / batch seeds ("lanes")
-  per call: full-batch GD on its declared step kernel (``_dln_step``), SGD in a lane pool
-  (``_sgd_lanes``). Gains and tilts are accumulated in the log domain (ln α_{±,k}), with the series of
+  per call: full-batch GD and SGD on their declared step kernels (``_dln_step``, ``_dln_sgd_step``;
+  on request the hand-written kernel and lane pool, ``_sgd_lanes``, the tests' oracles). Gains and tilts are accumulated in the log domain (ln α_{±,k}), with the series of
   q_± for small |s| (spec §0.6), so large gains never underflow.
 * the high-precision path (:func:`claims.even2023._hp.run_hp`, any scalar schedule, python-flint
   midpoint arithmetic) lives in ``_hp`` and is re-exported here; the gain-only kernel of Prop. 16's

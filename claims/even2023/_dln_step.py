@@ -38,8 +38,8 @@ hand-written kernel on request, ``gd_engine="hand"``: the oracle of the tests):
   (``converged``); after it: some s_j = ±1 (``hit_pm1``), sup ‖s‖_∞ not finite or > 1e120 (``blown_up``).
   The final loss is the last L computed before the budget ran out (as ``_lanes_kernel``'s ``last_full``).
 
-SGD (b < n: Fisher-Yates batches from per-lane seeds) runs in the lane pool of ``_sgd_lanes``, or on request
-on its own declared step kernel (``_dln_sgd_step``, which shares :func:`observed_step` with this one).
+SGD (b < n: Fisher-Yates batches from per-lane seeds) runs on its own declared step kernel (``_dln_sgd_step``,
+which shares :func:`observed_step` with this one), or on request in the lane pool of ``_sgd_lanes``.
 """
 from __future__ import annotations
 

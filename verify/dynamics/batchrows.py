@@ -7,7 +7,8 @@
   input :attr:`~.stepitems.StepKernel.batch_slot`. Before the row means, each slot's batch rows are
   copied into scratch ``ZB[q, c, b]`` (a gather across the slots would not vectorise; the copied rows
   are read in the slots' loops as ``Z``'s rows are), then the row mean prints as over ``Z``, its rows
-  ``ZB[0..b−1]``. A step t past the table's last row reads the last (a lane at its budget does not step).
+  ``ZB[0..b−1]`` — except in the copy for a batch of one row (below). A step t past the table's last
+  row reads the last (a lane at its budget does not step).
 * A :class:`~.stepitems.Checkpoint`'s RowMean over all rows (the full loss every k steps) in the scalar
   pass, its per-row intermediates a :class:`~.stepitems.Reduce` over the coordinates (the residual
   r_i = (…(−y_i + x_i0 β_0) + …) + x_{i,d−1} β_{d−1}): every row's chain at once, the rows innermost
@@ -25,7 +26,9 @@
   (:meth:`.coordrows.CoordinateRowMeans.coord_row_mean`).
 * For a batch of one row, a batch row mean's per-coordinate sum that only the blocks before the vector
   loop read (G_j, read by s_j = γ G_j) is printed where it is read, as its one term added to the sum's
-  start, (0.0 + r x_j), instead of in a pass storing it (:meth:`BatchRowItems.one_row_switch`).
+  start, (0.0 + r x_j), instead of in a pass storing it (:meth:`BatchRowItems.one_row_switch`); in that
+  copy the row's per-coordinate data is copied into a row of ``C`` and its other columns read from
+  ``Z`` where read, nothing into ``ZB`` (:meth:`BatchRowItems.one_row_copy`).
 """
 from __future__ import annotations
 
@@ -45,7 +48,7 @@ class BatchRowItems:
     the per-row intermediates of a row mean over every row at once (the checkpoint's, the lane-by-lane
     engine's row means: :mod:`.steplanewise`), with the scratch they need (``ZB``, ``R``, ``ZT``)."""
 
-    in_batch = False  # printing a batch row mean: its data rows are the scratch ZB's
+    in_batch = False  # printing a batch row mean: its data rows are the scratch ZB's (but one_row_batch)
     one_row_batch = False  # printing the copy for a batch of one row (one_row_switch)
     n_intermediate_rows = 0  # rows of R: the per-row intermediates of row means over every row at once
     needs_zt = False  # such an intermediate reads the per-coordinate data transposed: ZT
@@ -113,12 +116,12 @@ class BatchRowItems:
     def one_row_copy(self) -> list[str]:
         """For a batch of one row, in place of :meth:`batch_copy`: its per-coordinate columns (the first
         d of ``Z``) into a row of ``C``, where the loops over j and the slots read them; its other
-        columns are read from ``Z`` where needed, in loops over the slots only (:meth:`data_cell`). Read
-        from ``ZB``, every loop over j and the slots read an array beside ``C`` and ``F``, and LLVM's
-        vectoriser checked at run time that their ranges do not overlap, at every entry of the loop
-        over the slots (once per coordinate, or per ``UNROLL`` of them, and step): ~5% of the diagonal
-        network's SGD step at E1, b = 1 (a sampling profile of the generated kernel); and copying the
-        three other columns slot by slot took ~3% more."""
+        columns are read from ``Z`` where they are read (:meth:`data_cell`; a loop over the slots reads
+        them once per step). Read from ``ZB``, every loop over j and the slots read an array beside
+        ``C`` and ``F``, and LLVM's vectoriser checked at run time that their ranges do not overlap, at
+        every entry of the loop over the slots (once per coordinate, or per ``UNROLL`` of them, and
+        step): ~5% of the diagonal network's SGD step at E1, b = 1 (a sampling profile of the
+        generated kernel); and copying its other columns slot by slot took ~3% more."""
         if "one-row data" not in self.cr:
             return []
         return ["for b in range(w):",
@@ -147,7 +150,8 @@ class BatchRowItems:
     def one_row_switch(self, inline: dict, names: dict, rows: dict, general: list[str]) -> list[str]:
         """The row means and the blocks before the vector loop (relative indent) for a batch of one row
         (and the divisors 1, if the batch row means divide by integer constants), the sums ``inline``
-        printed where they are read, the pass storing them left out; ``general`` for the other runs.
+        printed where they are read, the pass storing them left out, the row's data read from ``C`` and
+        ``Z`` (:meth:`one_row_copy`) instead of ``ZB``; ``general`` for the other runs.
         Coordinate j reads the sum as its start plus its one term, (0.0 + r x_j): the operations of the
         pass that stored it, so the same bits. (The diagonal network's SGD at b = 1 read G_j from that
         pass in its s_j pass: the pool computes s_j = γ (0 + r x_j) from the batch row directly.)
@@ -280,17 +284,17 @@ class BatchRowItems:
                 self.crow(q)  # a row let (β) read here only: kept in a row, written by the data pass
         names = {**names, **{q: self.cell(self.cr[q]) for q in self.cr if isinstance(q, sp.Symbol)}}
         stored = []
-        for q, c in self.inline_lets.items():  # printed at the coordinate of each read (self.at)
-            names[q] = self.expr(c.expr, "row let", c.printed_order, names)
-            if sums is not None and q in _free(m):
-                # for every slot at once, into a row first: once per coordinate and slot, not once per
-                # data row too (the diagonal network's β = u ⊙ v: its full loss took ~2x the pool's)
-                key = ("checkpoint row let", q.name)
-                if key not in self.cr:
-                    self.crow(key)
-                stored += [f"    {self.cell(self.cr[key])} = {names[q]}"]
-                self.stored_lets[q] = self.cr[key]
         try:
+            for q, c in self.inline_lets.items():  # printed at the coordinate of each read (self.at)
+                names[q] = self.expr(c.expr, "row let", c.printed_order, names)
+                if sums is not None and q in _free(m):
+                    # for every slot at once, into a row first: once per coordinate and slot, not once
+                    # per data row too (the diagonal network's β = u ⊙ v: its full loss took ~2x the pool's)
+                    key = ("checkpoint row let", q.name)
+                    if key not in self.cr:
+                        self.crow(key)
+                    stored += [f"    {self.cell(self.cr[key])} = {names[q]}"]
+                    self.stored_lets[q] = self.cr[key]
             lines, lets = self.every_row_intermediates(m, names, "checkpoint", across_slots=sums is not None)
         finally:
             self.stored_lets = {}

@@ -92,7 +92,7 @@ class CoordinateRowMeans:
                 lines += [f"        {self.cell(self.cr[c.name])} = {self.expr(c.expr, 'row let', c.printed_order, names)}"
                           for c in stored]
         copy = []
-        if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows)
+        if self.batch_rows():  # each slot's batch rows at its step, into ZB (.batchrows; one row: one_row_copy)
             lines += self.batch_row_numbers()
             copy = self.batch_copy()
         rows = {id(m): {u: {} for u in range(_ROWS)} for m in k.row_means}  # (shared by a mean's copies)
@@ -156,11 +156,11 @@ class CoordinateRowMeans:
         per_coordinate_starts = slot_loop([f"{acc[q]} = {start}" for q in m.names if q in self.fam], True)
         if per_coordinate_starts:
             lines += [f"if {nr} == 0:", *("    " + line for line in per_coordinate_starts)]
-        if one_row is None:
-            lines.append(f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):")
-            lines += ["    " + line for line in self.row_group(m, names, acc, _ROWS, rows, start)]
-        lines.append(f"for i in range({nr} - {nr} % {_ROWS}, {nr}):")
-        lines += ["    " + line for line in self.row_group(m, names, acc, 1, rows, start)]
+        # (a group that prints nothing — every sum printed where read, no intermediates — has no loop)
+        if one_row is None and (group := self.row_group(m, names, acc, _ROWS, rows, start)):
+            lines += [f"for i in range(0, {nr} - {_ROWS - 1}, {_ROWS}):", *("    " + line for line in group)]
+        if group := self.row_group(m, names, acc, 1, rows, start):
+            lines += [f"for i in range({nr} - {nr} % {_ROWS}, {nr}):", *("    " + line for line in group)]
         if m.mean:
             for per_coordinate in (False, True):
                 lines += slot_loop([f"{acc[q]} = {acc[q]} / Z.shape[0]" for q in m.names
