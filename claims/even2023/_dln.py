@@ -374,7 +374,7 @@ def run_lanes(problem: Problem, gammas: Sequence[float], *, b: int | None = None
     session: equal on every field). Which is the default follows the measured speed, as for GD: on those 30
     calls, replayed interleaved on the 2-core EPYC, the declared kernel takes 0.89-0.91× the pool's
     time (19.0 s against 20.9 s by the fastest of three rounds per call shape; the call shapes
-    holding more than 2% of the time at 0.63-1.00×); ``python -m verify bench even2023.dln_sgd_step``,
+    holding more than 2% of the time at 0.63-1.03×); ``python -m verify bench even2023.dln_sgd_step``,
     declared over pool speed: E1 (d = 30) b = 1 with 32 lanes 0.95-0.99, 8 lanes near the stability
     threshold 1.00-1.13, E3 (d = 10) b = 2 1.05-1.10 (docs/declared-sgd-speed.md). The pool stays
     as the oracle of the tests and the bench's baseline.
@@ -450,8 +450,8 @@ def _last_converged(problem: Problem, grid: np.ndarray, b: int | None, seed: int
     one after another anyway (lane by lane, :mod:`._dln_step`), so it runs them from the top down and stops at
     the first that converges: the lanes below it cannot move the bracket, and near γ̃_max they were
     the slow ones (converging in up to ~400k steps each). A lane's run does not depend on the others,
-    so the bracket is the one all lanes give. SGD lanes run side by side in the pool (its step costs
-    the same for 1 to 16 live lanes), all of them."""
+    so the bracket is the one all lanes give. SGD lanes run side by side in one call (``run_lanes``' SGD
+    engine), all of them."""
     if b is None or b >= problem.n:
         outcomes = {}
         for i in range(len(grid) - 1, -1, -1):
