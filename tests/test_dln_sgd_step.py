@@ -162,9 +162,9 @@ def test_a_checkpoint_reading_parameters_is_decided_before_the_vector_loop():
 
 def test_the_row_let_beta_is_printed_where_read_unless_a_late_checkpoint_reads_it():
     """β = u ⊙ v (a row let) is printed inline in the batch rows: no pass of the step stores it; the early
-    checkpoint's row mean for every slot at once fills a row with it first. A checkpoint decided in the scalar pass, where a slot that did not step holds its discarded step
-    (.coordpark), reads β from the row the data pass stores at this step instead (and the batch rows then
-    read that row)."""
+    checkpoint's row mean for every slot at once fills a row with it first. A checkpoint decided in the
+    scalar pass, where a slot that did not step holds its discarded step (.coordpark), reads β from the
+    row the data pass stores at this step instead (and the batch rows then read that row)."""
     import re
 
     k = _dln_sgd_step.dln_sgd_kernel(24)
@@ -176,7 +176,8 @@ def test_the_row_let_beta_is_printed_where_read_unless_a_late_checkpoint_reads_i
     assert [m.start() > across for m in beta_pass.finditer(source)] == [True]
     beta_row = re.search(r"C\[j, (\d+) \+ b\] = \(C\[j, 0 \+ b\]\*C\[j, 32 \+ b\]\)", source).group(1)
     assert f"r_acc = (C[j + 0, {beta_row} + b]*ZT[j + 0, i] + r_acc)" in source
-    assert re.search(r"\(C\[j \+ 0, \d+ \+ b\]\*C\[j \+ 0, \d+ \+ b\]\)\*C\[j \+ 0, \d+ \+ b\]", source)  # u*v where read
+    # u*v where read, by the batch row's x
+    assert re.search(r"\(C\[j \+ 0, \d+ \+ b\]\*C\[j \+ 0, \d+ \+ b\]\)\*C\[j \+ 0, \d+ \+ b\]", source)
     late = dataclasses.replace(k, stop=dataclasses.replace(k.stop, before=((T < 0, 1), k.stop.before[0])))
     late_source = kernel_source(late)
     assert len(beta_pass.findall(late_source)) == 1
@@ -190,8 +191,7 @@ def test_seed_groups_of_their_own_tables_change_no_bit(monkeypatch):
     ref = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=400, tol_rel=1e-8, sgd_engine="declared")
     monkeypatch.setattr(_sgd_lanes, "TABLE_BYTES", 400 * 4 * 2)  # two seeds' tables per call
     split = _dln.run_lanes(p, gammas, b=1, seeds=seeds, max_steps=400, tol_rel=1e-8, sgd_engine="declared")
-    for f in FIELDS:
-        assert np.asarray(getattr(ref, f)).tobytes() == np.asarray(getattr(split, f)).tobytes(), f
+    _same_bytes(ref, split)
 
 
 @pytest.mark.parametrize("run", [_sgd_lanes.run_sgd_lanes, _dln_sgd_step.run_sgd_lanes_declared])
@@ -232,6 +232,20 @@ def _python_engine(source: str):
     return scope["engine"]
 
 
+def _run_as_python(monkeypatch, source: str, p, gammas, **kw):
+    """run_lanes' declared SGD with the engine of ``source`` run as Python (:func:`_python_engine`)."""
+    engine = _python_engine(source)
+    monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
+    with np.errstate(all="ignore"):
+        return _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
+
+
+def _same_bytes(a, b):
+    """Every field of two runs (:class:`_dln.Lanes`) byte for byte."""
+    for f in FIELDS:
+        assert np.asarray(getattr(a, f)).tobytes() == np.asarray(getattr(b, f)).tobytes(), f
+
+
 @pytest.mark.parametrize("b", [1, 2])
 def test_the_full_loss_runs_for_every_slot_at_once_when_a_quarter_of_the_slots_check(b, monkeypatch):
     """The early checkpoint's leading row mean (the full loss) runs for every slot at once, the slots
@@ -251,14 +265,10 @@ def test_the_full_loss_runs_for_every_slot_at_once_when_a_quarter_of_the_slots_c
     assert set(pool.status.tolist()) >= {0, 2}
     runs = {}
     for forced in ("True", "False"):
-        engine = _python_engine(source.replace(across, forced))
-        monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
-        with np.errstate(all="ignore"):
-            runs[forced] = _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
+        runs[forced] = _run_as_python(monkeypatch, source.replace(across, forced), p, gammas, **kw)
         for f in FIELDS:
             assert np.array_equal(getattr(pool, f), getattr(runs[forced], f), equal_nan=True), (forced, f)
-    for f in FIELDS:
-        assert np.asarray(getattr(runs["True"], f)).tobytes() == np.asarray(getattr(runs["False"], f)).tobytes(), f
+    _same_bytes(runs["True"], runs["False"])
     check = k.stop.before[0]
     z = sp.Symbol("z", real=True)
     let_first = dataclasses.replace(check, items=(Let(z, 1.0), *check.items))
@@ -280,14 +290,9 @@ def test_a_leading_row_mean_may_read_an_earlier_ones_sums_in_either_way(monkeypa
     source = kernel_source(two)
     p, gammas = _dln.e3_problem(0), np.linspace(0.05, 3.0, 6)
     kw = dict(b=2, seeds=np.arange(6) % 3, max_steps=100, tol_rel=1e-3, check_every=7)
-    runs = []
-    for forced in ("True", "False"):
-        engine = _python_engine(source.replace("4 * due_slots0 >= w", forced))
-        monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
-        with np.errstate(all="ignore"):
-            runs.append(_dln.run_lanes(p, gammas, sgd_engine="declared", **kw))
-    for f in FIELDS:
-        assert np.asarray(getattr(runs[0], f)).tobytes() == np.asarray(getattr(runs[1], f)).tobytes(), f
+    runs = [_run_as_python(monkeypatch, source.replace("4 * due_slots0 >= w", forced), p, gammas, **kw)
+            for forced in ("True", "False")]
+    _same_bytes(*runs)
     m = k.row_means[0]
     reads_itself = dataclasses.replace(m, exprs=(m.exprs[0], m.exprs[1] + m.names[1], *m.exprs[2:]))
     with pytest.raises(ValueError, match="read its own sums"):
@@ -296,10 +301,11 @@ def test_a_leading_row_mean_may_read_an_earlier_ones_sums_in_either_way(monkeypa
 
 def test_a_one_row_batch_reads_g_where_read_and_the_flag_is_searched_after_the_max(monkeypatch):
     """For b = 1 the batch gradient G_j is printed where s_j = γ G_j reads it, (0.0 + r x_j), with no pass
-    storing it, x_j read from a row of C the batch row's x is copied into; and "some |s_j| = 1" is searched after the loop at the slots whose max_j |s_j| reaches 1
-    (verify/dynamics/coordmatch.py). Forced off — the general data pass at b = 1, a search at every slot
-    — the generated source (run as Python, as above) gives the same bits, and the pool's, on lanes that
-    converge, blow up, stall and hit s_j = ±1. G read by anything else (here a block after the vector
+    storing it, x_j read from a row of C the batch row's x is copied into; and "some |s_j| = 1" is
+    searched after the loop at the slots whose max_j |s_j| reaches 1 (verify/dynamics/coordmatch.py).
+    Forced off — the general data pass at b = 1, a search at every slot — the generated source (run as
+    Python, as above) gives the same bits, and the pool's, on lanes that converge, blow up, stall and
+    hit s_j = ±1. G read by anything else (here a block after the vector
     loop) is stored."""
     from test_even2023_sgd_lanes import _hit_gamma
 
@@ -323,12 +329,7 @@ def test_a_one_row_batch_reads_g_where_read_and_the_flag_is_searched_after_the_m
     pool = _dln.run_lanes(p, gammas, **kw, sgd_engine="pool")
     assert set(pool.status.tolist()) == {_dln.CONVERGED, _dln.BLOWN_UP, _dln.STALLED, _dln.HIT_PM1}
     for variant in (source, source.replace(one_row, "if False:"), source.replace(search, "if True:")):
-        engine = _python_engine(variant)
-        monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
-        with np.errstate(all="ignore"):
-            run = _dln.run_lanes(p, gammas, sgd_engine="declared", **kw)
-        for f in FIELDS:
-            assert np.asarray(getattr(pool, f)).tobytes() == np.asarray(getattr(run, f)).tobytes(), f
+        _same_bytes(pool, _run_as_python(monkeypatch, variant, p, gammas, **kw))
     G, sum_G = k.row_means[0].names[1], sp.Symbol("sum_G", real=True)
     assert G.name == "G"
     read_after = dataclasses.replace(k, body=(*k.body, PerCoordinate((State(sum_G, 0.0, sum_G + G),))))
@@ -375,12 +376,7 @@ def test_a_one_row_batch_mean_printed_wholly_where_read_has_no_empty_loop(monkey
                              body=(dataclasses.replace(block, items=(*block.items, Let(h, H))), *k.body[1:]))
     source = kernel_source(k2)
     assert "one batch row: G, H where read" in source
-    engine = _python_engine(source)
-    monkeypatch.setattr(_dln_sgd_step, "compiled_engine", lambda kernel, lanewise_below: engine)
-    p = _dln.e3_problem(0)
+    p, gammas = _dln.e3_problem(0), [0.05, 0.5, 3.0]
     kw = dict(b=1, seeds=[0, 1, 2], max_steps=60, tol_rel=1e-3, check_every=7)
-    pool = _dln.run_lanes(p, [0.05, 0.5, 3.0], **kw, sgd_engine="pool")
-    with np.errstate(all="ignore"):
-        run = _dln.run_lanes(p, [0.05, 0.5, 3.0], **kw, sgd_engine="declared")
-    for f in FIELDS:
-        assert np.asarray(getattr(pool, f)).tobytes() == np.asarray(getattr(run, f)).tobytes(), f
+    pool = _dln.run_lanes(p, gammas, **kw, sgd_engine="pool")
+    _same_bytes(pool, _run_as_python(monkeypatch, source, p, gammas, **kw))

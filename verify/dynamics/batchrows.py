@@ -42,6 +42,8 @@ from .stepitems import reads as _free
 from .coordrows import over_coordinates
 from .stepprint import code_name, is_bool, sum_start
 
+_ONE_ROW_DATA = "one-row data"  # the key of C's row holding a one-row batch's per-coordinate data
+
 
 class BatchRowItems:
     """Methods of :class:`verify.dynamics.stepkernel.KernelBuilder` for batch rows, checkpoint row means and
@@ -77,9 +79,9 @@ class BatchRowItems:
         if self.in_batch and self.one_row_batch:
             if not per_coordinate:
                 return f"Z[RW[0, b], {col}]"
-            if "one-row data" not in self.cr:
-                self.crow("one-row data")
-            return self.cell(self.cr["one-row data"], col)
+            if _ONE_ROW_DATA not in self.cr:
+                self.crow(_ONE_ROW_DATA)
+            return self.cell(self.cr[_ONE_ROW_DATA], col)
         return f"ZB[{row}, {col}, b]" if self.in_batch else f"Z[{row}, {col}]"
 
     def data_rows(self) -> str:
@@ -122,12 +124,12 @@ class BatchRowItems:
         every entry of the loop over the slots (once per coordinate, or per ``UNROLL`` of them, and
         step): ~5% of the diagonal network's SGD step at E1, b = 1 (a sampling profile of the
         generated kernel); and copying its other columns slot by slot took ~3% more."""
-        if "one-row data" not in self.cr:
+        if _ONE_ROW_DATA not in self.cr:  # (allocated by the first read of it: print the reads first)
             return []
         return ["for b in range(w):",
                 "    row = RW[0, b]",
                 "    for c in range(d):",
-                f"        {self.cell(self.cr['one-row data'], 'c')} = Z[row, c]"]
+                f"        {self.cell(self.cr[_ONE_ROW_DATA], 'c')} = Z[row, c]"]
 
     def one_row_sums(self) -> dict:
         """The per-coordinate sums of batch row means that a one-row batch prints where they are read,
